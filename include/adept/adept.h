@@ -1,0 +1,5 @@
+// Umbrella header of the Adept C++ API.
+#pragma once
+#include "adept/autograd.h"
+#include "adept/ops.h"
+#include "adept/tensor.h"

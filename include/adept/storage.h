@@ -1,0 +1,43 @@
+// Storage: a refcounted byte buffer on one device, shared by a tensor and all its views. Its
+// version counter is bumped by every in-place write, so autograd can detect that a tensor saved
+// for backward was modified through any view.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "adept/device.h"
+
+namespace adept {
+
+class Storage {
+ public:
+  using Deleter = std::function<void(void*)>;
+  /// Allocates `nbytes` on `device` through that device's allocator (throws OutOfMemoryError).
+  static std::shared_ptr<Storage> allocate(size_t nbytes, Device device);
+  /// Wraps memory owned elsewhere (NumPy array, DLPack tensor); `deleter` runs when the last view dies.
+  static std::shared_ptr<Storage> wrap(void* data, size_t nbytes, Device device, Deleter deleter);
+
+  Storage(void* data, size_t nbytes, Device device, Deleter deleter)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
+  ~Storage() { if (deleter_) deleter_(data_); }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  Deleter deleter_;
+  std::atomic<uint64_t> version_{0};
+};
+
+}  // namespace adept

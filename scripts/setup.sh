@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every system dependency of Adept with apt-get. Idempotent: packages that are already
+# installed are skipped, and nothing is printed for them.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libopenblas-openmp-dev libomp-dev libdlpack-dev
+  libhwy-dev libfmt-dev
+  pybind11-dev python3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-torch python3-numpy python3-pytest python3-sklearn
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

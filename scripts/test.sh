@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The full test suite: installs dependencies, builds the release and ASan+UBSan presets, runs the
+# C++ tests on both and the Python/PyTorch parity tests on the release build. Prints the seconds
+# each phase took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+
+phase_start=$SECONDS
+phase() {
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "=== phase: $name"
+  "$@"
+  echo "=== phase: $name took $((SECONDS - t0)) s"
+}
+
+phase setup bash scripts/setup.sh
+phase build-release bash -c "cmake --preset release >/dev/null && cmake --build --preset release -j $JOBS"
+phase test-cpp ctest --preset release -j "$JOBS"
+phase test-python env PYTHONPATH="$PWD/build/release/python" OMP_NUM_THREADS=2 \
+  /usr/bin/python3 -m pytest -q -x -p no:cacheprovider tests/python
+phase build-asan bash -c "cmake --preset asan >/dev/null && cmake --build --preset asan -j $JOBS"
+phase test-cpp-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j "$JOBS"
+echo "=== all phases took $((SECONDS - phase_start)) s"

@@ -1,0 +1,10 @@
+// Thread-local grad mode (torch.is_grad_enabled).
+#include "adept/autograd.h"
+
+namespace adept {
+namespace {
+thread_local bool g_grad_enabled = true;
+}
+bool is_grad_enabled() { return g_grad_enabled; }
+void set_grad_enabled(bool enabled) { g_grad_enabled = enabled; }
+}  // namespace adept

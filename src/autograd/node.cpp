@@ -1,0 +1,113 @@
+// Autograd nodes: recording ops into the graph, saved-tensor version checks, leaf accumulation.
+#include "autograd/node.h"
+
+#include <atomic>
+
+#include "adept/autograd.h"
+#include "adept/ops.h"
+
+namespace adept::autograd {
+
+namespace {
+std::atomic<uint64_t> g_next_sequence_nr{0};
+}
+
+Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1)) {}
+
+SavedTensor::SavedTensor(const Tensor& t) : tensor_(t), version_(t.defined() ? t._version() : 0) {}
+
+Tensor SavedTensor::get() const {
+  if (tensor_.defined() && tensor_._version() != version_) {
+    auto fn = tensor_.grad_fn();
+    throw AutogradError(fmt::format(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [{}{}] is at version {}; expected version {} instead",
+        dtype_name(tensor_.dtype()), fmt::format(" [{}]", fmt::join(tensor_.sizes(), ", ")),
+        tensor_._version(), version_));
+  }
+  return tensor_;
+}
+
+std::vector<Tensor> FunctionNode::apply(std::vector<Tensor>&& grads) {
+  if (released_) {
+    throw AutogradError(fmt::format(
+        "{}: trying to backward through the graph a second time (or directly access saved tensors "
+        "after they have already been freed). Specify retain_graph=true on the first backward call "
+        "if you need to backward through the graph a second time.", name_));
+  }
+  return fn_(grads);
+}
+
+void accumulate_into_grad(TensorImpl* t, const Tensor& g) {
+  if (!t->autograd) t->autograd = std::make_unique<AutogradMeta>();
+  auto& slot = t->autograd->grad;
+  Tensor gg = g;
+  if (gg.sizes() != t->sizes) {
+    throw AutogradError(fmt::format("AccumulateGrad: gradient of shape [{}] for a tensor of shape [{}]",
+                                    fmt::join(gg.sizes(), ", "), fmt::join(t->sizes, ", ")));
+  }
+  if (gg.dtype() != t->dtype) gg = gg.to(t->dtype);
+  if (!slot || !slot->defined()) {
+    slot = std::make_shared<Tensor>(is_grad_enabled() ? gg.clone() : gg.detach().clone());
+  } else if (is_grad_enabled()) {
+    *slot = add(*slot, gg);  // create_graph: keep the graph of the gradient
+  } else {
+    slot->add_(gg);
+  }
+}
+
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
+  if (grads.at(0).defined()) accumulate_into_grad(leaf_.get(), grads[0]);
+  return {};
+}
+
+Edge gradient_edge(const Tensor& t) {
+  auto* m = t.impl()->autograd.get();
+  if (!m || !m->requires_grad) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  auto acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
+    acc->outputs.push_back({t.sizes(), t.dtype(), t.device()});
+    m->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+bool needs_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!is_grad_enabled()) return false;
+  for (const Tensor* t : inputs) {
+    if (t->defined() && t->requires_grad()) return true;
+  }
+  return false;
+}
+
+bool needs_grad(const std::vector<Tensor>& inputs) {
+  if (!is_grad_enabled()) return false;
+  for (const Tensor& t : inputs) {
+    if (t.defined() && t.requires_grad()) return true;
+  }
+  return false;
+}
+
+void record(const std::string& name, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+            BackwardFn fn) {
+  if (!needs_grad(inputs)) return;
+  auto node = std::make_shared<FunctionNode>(name, std::move(fn));
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor& in : inputs) node->next_edges.push_back(in.defined() ? gradient_edge(in) : Edge{});
+  uint32_t i = 0;
+  for (const Tensor& out : outputs) {
+    node->outputs.push_back({out.sizes(), out.dtype(), out.device()});
+    auto* impl = out.impl();
+    if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+    // Integer outputs (argmax indices ...) never require grad.
+    impl->autograd->requires_grad = is_floating_point(out.dtype());
+    impl->autograd->grad_fn = impl->autograd->requires_grad ? node : nullptr;
+    impl->autograd->output_nr = i++;
+  }
+}
+
+std::string node_name(const Node& node) { return node.name(); }
+
+}  // namespace adept::autograd

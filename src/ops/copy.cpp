@@ -1,0 +1,112 @@
+// Copies and conversions: to(dtype|device), clone, contiguous, copy_, fill_, zero_, item.
+#include "ops/helpers.h"
+
+namespace adept {
+namespace {
+
+// Copies `src` into a new tensor of `dtype` on `device` (contiguous), without autograd.
+Tensor convert_copy(const Tensor& src, Device device, Dtype dtype) {
+  Tensor out = empty(src.sizes(), TensorOptions(dtype).set_device(device));
+  if (src.numel() == 0) return out;
+  if (src.device() == device) {
+    copy_kernel().get(device, "to")(out, src);
+    return out;
+  }
+  // Cross-device: go through a contiguous host buffer of the source dtype.
+  Tensor s = src.contiguous();
+  if (!s.device().is_cpu() && !device.is_cpu()) s = s.to(kCPU);
+  if (s.device().is_cpu()) {
+    Tensor staged = s.dtype() == dtype ? s : convert_copy(s, kCPU, dtype);
+    from_host_kernel().get(device, "to")(out, staged.data_ptr());
+  } else {
+    Tensor host = empty(s.sizes(), TensorOptions(s.dtype()));
+    to_host_kernel().get(s.device(), "to")(host.data_ptr(), s);
+    out = host.dtype() == dtype ? host : convert_copy(host, kCPU, dtype);
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor Tensor::to(Device device, Dtype dtype, bool copy) const {
+  if (!copy && device == this->device() && dtype == this->dtype()) return *this;
+  Tensor out = convert_copy(*this, device, dtype);
+  if (autograd::needs_grad({this}) && adept::is_floating_point(dtype)) {
+    Dtype src_dtype = this->dtype();
+    Device src_device = this->device();
+    autograd::record("ToCopyBackward0", {*this}, {out}, [src_dtype, src_device](const std::vector<Tensor>& g) {
+      return std::vector<Tensor>{g[0].to(src_device, src_dtype)};
+    });
+  }
+  return out;
+}
+Tensor Tensor::to(Dtype dtype, bool copy) const { return to(device(), dtype, copy); }
+Tensor Tensor::to(Device device, bool copy) const { return to(device, dtype(), copy); }
+
+Tensor Tensor::clone() const {
+  Tensor out = convert_copy(*this, device(), dtype());
+  autograd::record("CloneBackward0", {*this}, {out}, [](const std::vector<Tensor>& g) { return g; });
+  return out;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor& copy_(Tensor& dst, const Tensor& src) {
+  check_inplace(dst, "copy_");
+  Tensor s = src.device() == dst.device() ? src : src.to(dst.device());
+  Tensor b = s.expand(dst.sizes());
+  if (autograd::needs_grad({&src, &dst})) {
+    // dst's old values are overwritten: gradient flows only to src.
+    Tensor result = b.to(dst.dtype(), /*copy=*/true);
+    return commit_inplace(dst, result, "copy_");
+  }
+  if (dst.numel() > 0) copy_kernel().get(dst.device(), "copy_")(dst, b);
+  dst.impl()->storage->bump_version();
+  return dst;
+}
+
+Tensor& Tensor::copy_(const Tensor& src) { return adept::copy_(*this, src); }
+
+Tensor& Tensor::fill_(const Scalar& v) {
+  check_inplace(*this, "fill_");
+  if (numel() > 0) fill_kernel().get(device(), "fill_")(*this, v);
+  checked()->storage->bump_version();
+  if (auto* m = impl()->autograd.get(); m && m->grad_fn && is_grad_enabled()) {
+    // The old history no longer contributes: the result is a constant.
+    m->grad_fn = nullptr;
+    m->requires_grad = false;
+  }
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Scalar Tensor::item() const {
+  ADEPT_CHECK(numel() == 1, ValueError, "item: a Tensor with {} elements cannot be converted to Scalar", numel());
+  Tensor c = to(kCPU).contiguous();
+  Scalar out;
+  ADEPT_DISPATCH_ALL(dtype(), "item", [&] {
+    scalar_t v = *static_cast<const scalar_t*>(c.data_ptr());
+    if constexpr (std::is_same_v<scalar_t, bool>) out = Scalar(v);
+    else if constexpr (std::is_floating_point_v<compute_t<scalar_t>>) out = Scalar(static_cast<double>(static_cast<compute_t<scalar_t>>(v)));
+    else out = Scalar(static_cast<int64_t>(v));
+  });
+  return out;
+}
+
+std::vector<Scalar> Tensor::tolist_flat() const {
+  Tensor c = to(kCPU).contiguous();
+  std::vector<Scalar> out;
+  out.reserve(numel());
+  ADEPT_DISPATCH_ALL(dtype(), "tolist", [&] {
+    const scalar_t* p = static_cast<const scalar_t*>(c.data_ptr());
+    for (int64_t i = 0; i < c.numel(); ++i) {
+      if constexpr (std::is_same_v<scalar_t, bool>) out.emplace_back(p[i]);
+      else if constexpr (std::is_floating_point_v<compute_t<scalar_t>>) out.emplace_back(static_cast<double>(static_cast<compute_t<scalar_t>>(p[i])));
+      else out.emplace_back(static_cast<int64_t>(p[i]));
+    }
+  });
+  return out;
+}
+
+}  // namespace adept
