@@ -9,6 +9,7 @@ PACKAGES=(
   libhwy-dev libfmt-dev
   pybind11-dev python3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools
   python3-torch python3-numpy python3-pytest python3-sklearn
 )
 

@@ -2,4 +2,5 @@
 #pragma once
 #include "adept/autograd.h"
 #include "adept/ops.h"
+#include "adept/parallel.h"
 #include "adept/tensor.h"

@@ -21,8 +21,9 @@ struct Device {
 
   bool is_cpu() const { return type == DeviceType::CPU; }
   std::string str() const;
+  /// Same type and index; an index of -1 (the default device) matches any index of its type.
   bool operator==(const Device& o) const {
-    return type == o.type && (index == o.index || (type == DeviceType::CPU));
+    return type == o.type && (index == o.index || index < 0 || o.index < 0 || type == DeviceType::CPU);
   }
 };
 

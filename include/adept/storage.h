@@ -40,4 +40,8 @@ class Storage {
   std::atomic<uint64_t> version_{0};
 };
 
+/// Allocator of a non-CPU device type (registered by its backend when the library loads).
+using DeviceAllocator = std::shared_ptr<Storage> (*)(size_t nbytes, Device device);
+void register_device_allocator(DeviceType type, DeviceAllocator fn);
+
 }  // namespace adept

@@ -9,9 +9,19 @@
 
 namespace adept {
 
+namespace {
+DeviceAllocator g_allocators[kNumDeviceTypes] = {};
+}
+
+void register_device_allocator(DeviceType type, DeviceAllocator fn) { g_allocators[static_cast<int>(type)] = fn; }
+
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
-  ADEPT_CHECK(device.is_cpu(), NotImplementedForDevice,
-              "allocate: no allocator for device '{}'", device.str());
+  if (!device.is_cpu()) {
+    DeviceAllocator fn = g_allocators[static_cast<int>(device.type)];
+    ADEPT_CHECK(fn != nullptr, NotImplementedForDevice,
+                "allocate: device '{}' is not available in this build of Adept", device.str());
+    return fn(nbytes, device);
+  }
   size_t padded = (nbytes + 63) / 64 * 64;
   void* p = padded ? std::aligned_alloc(64, padded) : nullptr;
   if (padded && !p) {

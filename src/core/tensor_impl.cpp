@@ -24,6 +24,8 @@ bool TensorImpl::is_contiguous() const {
 }
 
 void* TensorImpl::data() const {
+  ADEPT_CHECK(storage->device().is_cpu(), DeviceError,
+              "data_ptr: a tensor on '{}' has no host pointer; copy it with .cpu() first", storage->device().str());
   if (!storage->data()) return nullptr;
   return static_cast<char*>(storage->data()) + storage_offset * static_cast<int64_t>(element_size(dtype));
 }

@@ -3,17 +3,20 @@
 
 namespace adept {
 
-void check_same_device(const char* op, std::initializer_list<const Tensor*> ts) {
-  const Tensor* first = nullptr;
+Device check_same_device(const char* op, std::initializer_list<const Tensor*> ts) {
+  // As in PyTorch, 0-d CPU tensors may take part in ops on another device (they are scalars).
+  const Tensor* main = nullptr;
   for (const Tensor* t : ts) {
-    if (!t->defined()) continue;
-    if (!first) {
-      first = t;
-    } else if (!(t->device() == first->device())) {
-      throw DeviceError(fmt::format("{}: expected all tensors to be on the same device, but found at least two "
-                                    "devices, {} and {}", op, first->device().str(), t->device().str()));
-    }
+    if (t->defined() && (!main || (main->device().is_cpu() && main->dim() == 0 && !t->device().is_cpu()))) main = t;
   }
+  if (!main) return kCPU;
+  for (const Tensor* t : ts) {
+    if (!t->defined() || t->device() == main->device()) continue;
+    if (t->device().is_cpu() && t->dim() == 0) continue;
+    throw DeviceError(fmt::format("{}: expected all tensors to be on the same device, but found at least two "
+                                  "devices, {} and {}", op, main->device().str(), t->device().str()));
+  }
+  return main->device();
 }
 
 std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }

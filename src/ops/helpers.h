@@ -11,8 +11,9 @@
 
 namespace adept {
 
-/// Throws DeviceError naming `op` unless all defined tensors are on one device.
-void check_same_device(const char* op, std::initializer_list<const Tensor*> ts);
+/// The device of an op's operands: DeviceError naming `op` unless all defined tensors are on one
+/// device, where 0-d CPU tensors (scalars) may join tensors on another device.
+Device check_same_device(const char* op, std::initializer_list<const Tensor*> ts);
 /// Shape formatted like PyTorch: [2, 3].
 std::string shape_str(const Shape& s);
 /// Sums `g` over broadcast dims so it has `shape` (gradient of an expand).

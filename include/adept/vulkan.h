@@ -1,0 +1,50 @@
+// The Vulkan compute backend: device discovery, synchronisation and memory statistics.
+// Tensors live on "vulkan:N" devices (`x.to("vulkan")`); ops without a Vulkan kernel raise
+// NotImplementedForDevice naming the op. Environment: ADEPT_VULKAN_DEVICE picks the default
+// device index, ADEPT_VK_VALIDATION=1 enables the Khronos validation layer,
+// ADEPT_VK_DISABLE_COOPMAT=1 turns off the cooperative-matrix matmul path.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace adept {
+
+/// Limits and features of one Vulkan physical device.
+struct VulkanDeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string driver;
+  uint32_t api_version = 0;
+  uint32_t subgroup_size = 0;
+  uint32_t max_push_constants = 0;
+  uint64_t max_storage_buffer_range = 0;
+  uint32_t max_workgroup_invocations = 0;
+  uint32_t max_shared_memory = 0;
+  uint64_t device_local_bytes = 0;
+  bool float16 = false;          // shaderFloat16 + 16-bit storage
+  bool int64 = false;            // shaderInt64
+  bool int8_storage = false;     // 8-bit storage (bool tensors)
+  bool cooperative_matrix = false;  // VK_KHR_cooperative_matrix with f16 inputs
+  std::string str() const;
+};
+
+/// True when a Vulkan driver with at least one device is present.
+bool vulkan_is_available();
+/// All Vulkan devices with their limits (empty when none).
+std::vector<VulkanDeviceInfo> vulkan_devices();
+/// Blocks until all work queued on `vulkan:index` (-1 = default) has finished.
+void vulkan_synchronize(int index = -1);
+
+/// Validation-layer errors reported so far (ADEPT_VK_VALIDATION=1); tests require 0.
+uint64_t vulkan_validation_error_count();
+
+/// Allocator statistics in bytes: `allocated` by live tensors, `reserved` from the driver, `peak` allocated.
+struct VulkanMemoryStats {
+  uint64_t allocated = 0, reserved = 0, peak = 0;
+};
+VulkanMemoryStats vulkan_memory_stats(int index = -1);
+/// Returns cached, unused device memory blocks to the driver.
+void vulkan_empty_cache(int index = -1);
+
+}  // namespace adept

@@ -1,0 +1,96 @@
+// Shared Vulkan kernel plumbing (see launch.h).
+#include "backends/vulkan/launch.h"
+
+#include <limits>
+
+#include "adept/errors.h"
+#include "backends/vulkan/allocator.h"
+#include "backends/vulkan/pipeline.h"
+
+namespace adept::vk {
+
+Context& context_of(const Tensor& t) { return Context::get(t.device().index); }
+
+BufferRange range_of(const Tensor& t) {
+  auto* chunk = static_cast<Chunk*>(t.impl()->storage->data());
+  return {chunk->block->buffer, chunk->offset, chunk->size};
+}
+
+std::string dtype_suffix(Dtype d, const char* op) {
+  switch (d) {
+    case kFloat32: return "f32";
+    case kFloat16: return "f16";
+    case kInt32: return "i32";
+    case kInt64: return "i64";
+    case kBool: return "u8";
+    default:
+      throw NotImplementedForDevice(fmt::format("{}: dtype {} is not implemented for device 'vulkan' (supported: "
+                                                "float32, float16, int32, int64, bool)", op, dtype_name(d)));
+  }
+}
+
+uint32_t groups_for(int64_t n) {
+  int64_t g = (n + 255) / 256;
+  return static_cast<uint32_t>(std::clamp<int64_t>(g, 1, 65535));
+}
+
+void check_index_range(const Tensor& t, const char* op) {
+  int64_t span = t.storage_offset() + 1;
+  for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * std::abs(t.stride(d));
+  ADEPT_CHECK(t.numel() < std::numeric_limits<int32_t>::max() && span < std::numeric_limits<int32_t>::max(), ValueError,
+              "{}: tensor of shape {} is too large for the Vulkan backend's 32-bit indexing", op,
+              fmt::format("[{}]", fmt::join(t.sizes(), ", ")));
+}
+
+void launch(Context& ctx, const char* op, const std::string& shader, const std::vector<int32_t>& spec,
+            const std::vector<int32_t>& meta, const std::vector<const Tensor*>& operands, const void* push,
+            uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
+  ADEPT_CHECK(push_size <= ctx.info().max_push_constants, ValueError, "{}: push constants of {} bytes exceed the "
+              "device limit of {}", op, push_size, ctx.info().max_push_constants);
+  const auto& p = ctx.pipelines().get(shader, spec, static_cast<uint32_t>(operands.size() + 1), push_size, op);
+  std::lock_guard<std::mutex> lock(ctx.mutex());
+  std::vector<BufferRange> buffers;
+  buffers.push_back(ctx.stream().push_meta(meta));
+  for (const Tensor* t : operands) buffers.push_back(range_of(*t));
+  ctx.stream().dispatch(p.pipeline, p.layout, p.set_layout, buffers, push, push_size, gx, gy, gz);
+}
+
+void launch_elementwise(const char* op, const std::string& shader, const std::vector<int32_t>& spec,
+                        const std::vector<const Tensor*>& operands, ElementwisePush push) {
+  const Tensor& out = *operands[0];
+  if (out.numel() == 0) return;
+  for (const Tensor* t : operands) check_index_range(*t, op);
+  const size_t k = operands.size();
+  // Coalesce dims where every operand is contiguous across them (sizes of 1 dropped).
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<int64_t>> strides(k);
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    int64_t s = out.size(d);
+    if (s == 1) continue;
+    bool merge = !sizes.empty();
+    for (size_t i = 0; i < k && merge; ++i) merge = strides[i].back() == operands[i]->stride(d) * s;
+    if (merge) {
+      sizes.back() *= s;
+      for (size_t i = 0; i < k; ++i) strides[i].back() = operands[i]->stride(d);
+    } else {
+      sizes.push_back(s);
+      for (size_t i = 0; i < k; ++i) strides[i].push_back(operands[i]->stride(d));
+    }
+  }
+  if (sizes.empty()) {
+    sizes.push_back(1);
+    for (size_t i = 0; i < k; ++i) strides[i].push_back(1);
+  }
+  std::vector<int32_t> meta(sizes.begin(), sizes.end());
+  push.contiguous = 0;
+  for (size_t i = 0; i < k; ++i) {
+    meta.push_back(static_cast<int32_t>(operands[i]->storage_offset()));
+    for (int64_t s : strides[i]) meta.push_back(static_cast<int32_t>(s));
+    if (sizes.size() == 1 && (strides[i][0] == 1 || sizes[0] == 1)) push.contiguous |= 1u << i;
+  }
+  push.numel = static_cast<uint32_t>(out.numel());
+  push.ndim = static_cast<uint32_t>(sizes.size());
+  launch(context_of(out), op, shader, spec, meta, operands, &push, sizeof(push), groups_for(out.numel()));
+}
+
+}  // namespace adept::vk

@@ -1,0 +1,110 @@
+#version 450
+// Reduction over any set of dims: one workgroup per output element; 256 threads fold strided
+// parts of the reduced sub-block, then combine in shared memory. OP follows ReduceOp's numbering
+// (Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any). Max/Min propagate NaN; Arg* return the first
+// index of the extreme value (NaN counts as the extreme), as int64.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+layout(local_size_x = 256) in;
+layout(constant_id = 0) const int OP = 0;
+layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
+layout(std430, set = 0, binding = 2) readonly buffer In { T_1 in_[]; };
+layout(push_constant) uniform Push { uint n_out; uint n_red; uint groups_x; uint pad; } pc;
+// meta: [nk, nr, in_off, out_off, kept sizes, kept in-strides, kept out-strides, red sizes, red in-strides]
+
+shared ACC s_val[256];
+shared int s_idx[256];
+
+bool is_nan_acc(ACC v) {
+#if IS_FLOAT
+  return isnan(v);
+#else
+  return false;
+#endif
+}
+
+ACC identity() {
+  if (OP == 0 || OP == 7) return ACC(0);
+  if (OP == 1 || OP == 6) return ACC(1);
+  return ACC(0);  // Max/Min/Arg*: the first element replaces it (idx < 0 marks "empty")
+}
+
+// Folds (v, i) into (acc, best). best < 0 means nothing folded yet.
+void fold(inout ACC acc, inout int best, ACC v, int i) {
+  if (OP == 0) { acc += v; best = 0; }
+  else if (OP == 1) { acc *= v; best = 0; }
+  else if (OP == 6) { acc = ACC((acc != ACC(0)) && (v != ACC(0))); best = 0; }
+  else if (OP == 7) { acc = ACC((acc != ACC(0)) || (v != ACC(0))); best = 0; }
+  else {
+    bool is_max = (OP == 2 || OP == 4);
+    bool take;
+    if (best < 0) take = true;
+    else if (is_nan_acc(acc)) take = is_nan_acc(v) && i < best;
+    else if (is_nan_acc(v)) take = true;
+    else take = is_max ? (v > acc || (v == acc && i < best)) : (v < acc || (v == acc && i < best));
+    if (take) { acc = v; best = i; }
+  }
+}
+
+void main() {
+  uint o = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
+  if (o >= pc.n_out) return;
+  uint lid = gl_LocalInvocationID.x;
+  int nk = meta[0], nr = meta[1];
+  int in_base = meta[2], out_off = meta[3];
+  int ks = 4, kis = 4 + nk, kos = 4 + 2 * nk, rs = 4 + 3 * nk, ris = 4 + 3 * nk + nr;
+  uint rem = o;
+  for (int d = nk - 1; d >= 0; --d) {
+    uint s = uint(meta[ks + d]);
+    uint c = rem % s;
+    rem /= s;
+    in_base += int(c) * meta[kis + d];
+    out_off += int(c) * meta[kos + d];
+  }
+  ACC acc = identity();
+  int best = -1;
+  for (uint r = lid; r < pc.n_red; r += 256u) {
+    uint rr = r;
+    int off = in_base;
+    for (int d = nr - 1; d >= 0; --d) {
+      uint s = uint(meta[rs + d]);
+      uint c = rr % s;
+      rr /= s;
+      off += int(c) * meta[ris + d];
+    }
+    fold(acc, best, ACC(in_[off]), int(r));
+  }
+  s_val[lid] = acc;
+  s_idx[lid] = best;
+  barrier();
+  for (uint w = 128u; w > 0u; w >>= 1u) {
+    if (lid < w) {
+      ACC a = s_val[lid];
+      int ai = s_idx[lid];
+      if (s_idx[lid + w] >= 0) {
+        if (OP <= 1 || OP >= 6) {
+          ACC b = s_val[lid + w];
+          if (OP == 0) a += b;
+          else if (OP == 1) a *= b;
+          else if (OP == 6) a = ACC((a != ACC(0)) && (b != ACC(0)));
+          else a = ACC((a != ACC(0)) || (b != ACC(0)));
+          ai = 0;
+        } else {
+          fold(a, ai, s_val[lid + w], s_idx[lid + w]);
+        }
+      }
+      s_val[lid] = a;
+      s_idx[lid] = ai;
+    }
+    barrier();
+  }
+  if (lid == 0u) {
+#if ARG_OUT
+    out_[out_off] = T_0(s_idx[0] < 0 ? 0 : s_idx[0]);
+#elif OUT_BOOL
+    out_[out_off] = T_0(s_val[0] != ACC(0) ? 1 : 0);
+#else
+    out_[out_off] = T_0(s_val[0]);
+#endif
+  }
+}

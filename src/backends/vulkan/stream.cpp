@@ -1,0 +1,185 @@
+// Command batches, fences and serials (see stream.h).
+#include "backends/vulkan/stream.h"
+
+#include <cstring>
+
+#include "adept/errors.h"
+#include "backends/vulkan/allocator.h"
+#include "backends/vulkan/context.h"
+
+namespace adept::vk {
+
+namespace {
+constexpr uint32_t kMaxSets = 512;               // dispatches per batch
+constexpr uint32_t kMaxBindings = 8;
+constexpr VkDeviceSize kMetaBytes = 512 * 1024;  // metadata per batch
+constexpr size_t kMaxInFlight = 4;
+}  // namespace
+
+Stream::Stream(Context& ctx) : ctx_(ctx) {
+  VkCommandPoolCreateInfo ci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  ci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  ci.queueFamilyIndex = ctx.queue_family();
+  ADEPT_VK(vkCreateCommandPool(ctx.device(), &ci, nullptr, &cmd_pool_));
+}
+
+Stream::~Stream() {
+  try {
+    synchronize();
+  } catch (...) {
+  }
+  VkDevice dev = ctx_.device();
+  auto destroy = [&](Batch& b) {
+    if (b.fence) vkDestroyFence(dev, b.fence, nullptr);
+    if (b.pool) vkDestroyDescriptorPool(dev, b.pool, nullptr);
+    if (b.meta) ctx_.host_allocator().release(b.meta, 0);
+  };
+  for (auto& b : spare_) destroy(*b);
+  for (auto& b : in_flight_) destroy(*b);
+  if (current_) destroy(*current_);
+  vkDestroyCommandPool(dev, cmd_pool_, nullptr);
+}
+
+void Stream::poll() {
+  while (!in_flight_.empty() && vkGetFenceStatus(ctx_.device(), in_flight_.front()->fence) == VK_SUCCESS) {
+    retire(*in_flight_.front());
+    spare_.push_back(std::move(in_flight_.front()));
+    in_flight_.pop_front();
+  }
+}
+
+void Stream::retire(Batch& b) {
+  completed_ = std::max(completed_, b.serial);
+  auto done = std::move(b.done);
+  b.done.clear();
+  for (auto& fn : done) fn();
+  ctx_.allocator().collect(completed_);
+  ctx_.host_allocator().collect(completed_);
+}
+
+Stream::Batch& Stream::recording() {
+  if (current_) return *current_;
+  poll();
+  while (in_flight_.size() >= kMaxInFlight) wait(in_flight_.front()->serial);
+  VkDevice dev = ctx_.device();
+  if (!spare_.empty()) {
+    current_ = std::move(spare_.back());
+    spare_.pop_back();
+    ADEPT_VK(vkResetDescriptorPool(dev, current_->pool, 0));
+    ADEPT_VK(vkResetFences(dev, 1, &current_->fence));
+  } else {
+    current_ = std::make_unique<Batch>();
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = cmd_pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    ADEPT_VK(vkAllocateCommandBuffers(dev, &ai, &current_->cmd));
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    ADEPT_VK(vkCreateFence(dev, &fi, nullptr, &current_->fence));
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxSets * kMaxBindings};
+    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = kMaxSets;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &ps;
+    ADEPT_VK(vkCreateDescriptorPool(dev, &pi, nullptr, &current_->pool));
+    current_->meta = ctx_.host_allocator().allocate(kMetaBytes);
+  }
+  current_->serial = next_serial_;
+  current_->sets = 0;
+  current_->meta_used = 0;
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  ADEPT_VK(vkBeginCommandBuffer(current_->cmd, &bi));
+  return *current_;
+}
+
+void Stream::barrier(VkCommandBuffer cmd) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vkCmdPipelineBarrier(cmd, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+BufferRange Stream::push_meta(const std::vector<int32_t>& words) {
+  VkDeviceSize bytes = std::max<VkDeviceSize>(words.size() * 4, 4);
+  VkDeviceSize aligned = (bytes + 255) / 256 * 256;
+  if (current_ && current_->meta_used + aligned > kMetaBytes) flush();
+  Batch& b = recording();
+  ADEPT_CHECK(aligned <= kMetaBytes, ValueError, "vulkan: kernel metadata of {} bytes is too large", bytes);
+  char* dst = static_cast<char*>(b.meta->block->mapped) + b.meta->offset + b.meta_used;
+  if (!words.empty()) std::memcpy(dst, words.data(), words.size() * 4);
+  BufferRange r{b.meta->block->buffer, b.meta->offset + b.meta_used, bytes};
+  b.meta_used += aligned;
+  return r;
+}
+
+void Stream::dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
+                      const std::vector<BufferRange>& buffers, const void* push, uint32_t push_size, uint32_t gx,
+                      uint32_t gy, uint32_t gz) {
+  ADEPT_CHECK(buffers.size() <= kMaxBindings, ValueError, "vulkan: too many bindings ({})", buffers.size());
+  Batch& b = recording();
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = b.pool;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &set_layout;
+  VkDescriptorSet set;
+  ADEPT_VK(vkAllocateDescriptorSets(ctx_.device(), &ai, &set));
+  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    infos[i] = {buffers[i].buffer, buffers[i].offset, buffers[i].range};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = static_cast<uint32_t>(i);
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(ctx_.device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  barrier(b.cmd);
+  vkCmdBindPipeline(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+  if (push_size) vkCmdPushConstants(b.cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+  vkCmdDispatch(b.cmd, gx, gy, gz);
+  if (++b.sets >= kMaxSets) flush();
+}
+
+void Stream::copy(const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes) {
+  Batch& b = recording();
+  barrier(b.cmd);
+  VkBufferCopy region{src.offset, dst.offset, bytes};
+  vkCmdCopyBuffer(b.cmd, src.buffer, dst.buffer, 1, &region);
+}
+
+void Stream::on_complete(std::function<void()> fn) { recording().done.push_back(std::move(fn)); }
+
+uint64_t Stream::flush() {
+  if (!current_) return next_serial_ - 1;
+  Batch& b = *current_;
+  ADEPT_VK(vkEndCommandBuffer(b.cmd));
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &b.cmd;
+  ADEPT_VK(vkQueueSubmit(ctx_.queue(), 1, &si, b.fence));
+  uint64_t serial = b.serial;
+  in_flight_.push_back(std::move(current_));
+  ++next_serial_;
+  return serial;
+}
+
+void Stream::wait(uint64_t serial) {
+  if (current_ && current_->serial <= serial) flush();
+  while (!in_flight_.empty() && in_flight_.front()->serial <= serial) {
+    Batch& b = *in_flight_.front();
+    ADEPT_VK(vkWaitForFences(ctx_.device(), 1, &b.fence, VK_TRUE, UINT64_MAX));
+    retire(b);
+    spare_.push_back(std::move(in_flight_.front()));
+    in_flight_.pop_front();
+  }
+}
+
+void Stream::synchronize() { wait(flush()); }
+
+}  // namespace adept::vk

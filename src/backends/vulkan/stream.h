@@ -1,0 +1,74 @@
+// Command recording and submission. Work is recorded into the current batch's command buffer
+// (with a full compute/transfer barrier between commands) and submitted when the host needs a
+// result (download, synchronize), or when the batch is full. Each batch has a serial; resources
+// a batch uses are released only after its fence signals.
+#pragma once
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace adept::vk {
+
+class Context;
+struct Chunk;
+
+/// A buffer range bound to a shader binding.
+struct BufferRange {
+  VkBuffer buffer;
+  VkDeviceSize offset;
+  VkDeviceSize range;
+};
+
+class Stream {
+ public:
+  explicit Stream(Context& ctx);
+  ~Stream();
+  /// Copies `words` into this batch's metadata buffer and returns its range (binding 0).
+  BufferRange push_meta(const std::vector<int32_t>& words);
+  /// Records a compute dispatch: binds `buffers` (binding 0..n-1), pushes constants.
+  void dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
+                const std::vector<BufferRange>& buffers, const void* push, uint32_t push_size, uint32_t gx,
+                uint32_t gy = 1, uint32_t gz = 1);
+  void copy(const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes);
+  /// Runs `fn` once the current batch has completed (e.g. to free a staging buffer).
+  void on_complete(std::function<void()> fn);
+  /// Serial of the batch now recording (work recorded so far completes by this serial).
+  uint64_t recording_serial() const { return next_serial_; }
+  /// Submits the recording batch (if any) and returns its serial.
+  uint64_t flush();
+  /// Blocks until batch `serial` has completed.
+  void wait(uint64_t serial);
+  /// flush() + wait for everything.
+  void synchronize();
+  uint64_t completed_serial() const { return completed_; }
+
+ private:
+  struct Batch {
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    Chunk* meta = nullptr;
+    VkDeviceSize meta_used = 0;
+    uint32_t sets = 0;
+    uint64_t serial = 0;
+    std::vector<std::function<void()>> done;
+  };
+  Batch& recording();
+  void barrier(VkCommandBuffer cmd);
+  void retire(Batch& b);
+  void poll();
+
+  Context& ctx_;
+  VkCommandPool cmd_pool_ = VK_NULL_HANDLE;
+  std::unique_ptr<Batch> current_;
+  std::deque<std::unique_ptr<Batch>> in_flight_;
+  std::vector<std::unique_ptr<Batch>> spare_;
+  uint64_t next_serial_ = 1;
+  uint64_t completed_ = 0;
+};
+
+}  // namespace adept::vk
