@@ -84,6 +84,7 @@ foreach(t f32 f16)
   adept_types(${t} ${t})
   adept_shader(matmul_${t} matmul.comp ${_defs})
 endforeach()
+adept_shader(matmul_coopmat_f16 matmul_coopmat.comp)
 
 set(ADEPT_SPIRV_REGISTRY ${CMAKE_BINARY_DIR}/adept_spirv_registry.cpp)
 add_custom_command(

@@ -25,7 +25,7 @@ struct VulkanDeviceInfo {
   bool float16 = false;          // shaderFloat16 + 16-bit storage
   bool int64 = false;            // shaderInt64
   bool int8_storage = false;     // 8-bit storage (bool tensors)
-  bool cooperative_matrix = false;  // VK_KHR_cooperative_matrix with f16 inputs
+  bool cooperative_matrix = false;  // float16 matmul on VK_NV_cooperative_matrix is in use
   std::string str() const;
 };
 

@@ -192,6 +192,11 @@ TEST_F(Vulkan, MatmulShapesAndTransposedOperands) {
   expect_close(matmul(a.to(kVk), bb.to(kVk)), matmul(a, bb), 1e-4);
   Tensor h1 = randn({16, 24}).to(kFloat16), h2 = randn({24, 8}).to(kFloat16);
   expect_close(matmul(h1.to(kVk), h2.to(kVk)), matmul(h1, h2), 2e-2);
+  // Shapes and layouts the cooperative-matrix path takes where the device has it (NVIDIA).
+  Tensor c1 = randn({2, 80, 48}).to(kFloat16), c2 = randn({48, 144}).to(kFloat16);
+  expect_close(matmul(c1.to(kVk), c2.to(kVk)).to(kFloat32), matmul(c1.to(kFloat32), c2.to(kFloat32)), 5e-2);
+  Tensor ct = c2.t().contiguous().to(kVk).t();  // column-major B
+  expect_close(matmul(c1.to(kVk), ct).to(kFloat32), matmul(c1.to(kFloat32), c2.to(kFloat32)), 5e-2);
 }
 
 TEST_F(Vulkan, AutogradThroughVulkanKernels) {

@@ -116,7 +116,14 @@ Chunk* Allocator::allocate(size_t nbytes) {
 void Allocator::release(Chunk* c, uint64_t serial) {
   std::lock_guard<std::mutex> lock(mu_);
   allocated_ -= c->size;
-  deferred_.emplace_back(c, serial);
+  if (!host_visible_) {
+    // Device memory is only touched by commands of the one queue, each behind a full barrier:
+    // a command recorded later that reuses the chunk runs after every earlier reader finished.
+    c->block->live--;
+    free_[c->size].push_back(c);
+    return;
+  }
+  deferred_.emplace_back(c, serial);  // host writes could race with queued GPU reads: wait for the fence
 }
 
 void Allocator::collect(uint64_t completed) {

@@ -1,7 +1,9 @@
 // Device memory for Vulkan tensors: large blocks (one VkBuffer each) sub-allocated in size
 // classes (quarter-power-of-two steps, 256-byte aligned); freed chunks are reused by later
-// allocations of the same class, but only after the GPU work that used them has completed
-// (frees are deferred until the stream's serial passes). Large requests get a block of their own.
+// allocations of the same class. Device-local chunks are reused in stream order (every command
+// waits, by a barrier, for the ones recorded before it, so a reuse never overlaps earlier
+// readers); host-visible chunks (staging, metadata), which the host writes directly, are reused
+// only after the fence of the batch that last used them. Large requests get a block of their own.
 #pragma once
 #include <vulkan/vulkan.h>
 
@@ -42,7 +44,8 @@ class Allocator {
   ~Allocator();
   /// Throws OutOfMemoryError (after trying to release cached memory) when the driver refuses.
   Chunk* allocate(size_t nbytes);
-  /// Returns a chunk; it becomes reusable once GPU work up to `serial` has completed.
+  /// Returns a chunk: device-local ones are reusable at once (stream order), host-visible ones
+  /// once GPU work up to `serial` has completed.
   void release(Chunk* c, uint64_t serial);
   /// Moves deferred frees whose serial has completed onto the free lists.
   void collect(uint64_t completed_serial);

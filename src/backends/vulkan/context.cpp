@@ -124,7 +124,15 @@ VulkanDeviceInfo describe(VkPhysicalDevice pd, int index) {
   info.float16 = s16.storageBuffer16BitAccess && f16.shaderFloat16;
   info.int8_storage = s8.storageBuffer8BitAccess && f16.shaderInt8;
   info.int64 = f2.features.shaderInt64;
-  info.cooperative_matrix = has_extension(pd, "VK_KHR_cooperative_matrix");
+  if (has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceFeatures2 cf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    cf.pNext = &cm;
+    vkGetPhysicalDeviceFeatures2(pd, &cf);
+    // The shader assumes 32-lane subgroups; ADEPT_VK_DISABLE_COOPMAT=1 is the off switch.
+    info.cooperative_matrix = cm.cooperativeMatrix && info.subgroup_size == 32 && info.float16 &&
+                              !env_flag("ADEPT_VK_DISABLE_COOPMAT");
+  }
   return info;
 }
 
@@ -202,8 +210,18 @@ Context::Context(int index) : index_(index) {
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.features.shaderInt64 = info_.int64 ? VK_TRUE : VK_FALSE;
   f2.pNext = &s16;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  const char* cm_ext = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  if (info_.cooperative_matrix) {
+    cm.cooperativeMatrix = VK_TRUE;
+    f16.pNext = &cm;
+  }
   VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   di.pNext = &f2;
+  if (info_.cooperative_matrix) {
+    di.enabledExtensionCount = 1;
+    di.ppEnabledExtensionNames = &cm_ext;
+  }
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
   ADEPT_VK(vkCreateDevice(physical_, &di, nullptr, &device_));

@@ -38,6 +38,39 @@ void reduce_vk(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) 
   launch(context_of(out), "reduce", shader, {static_cast<int32_t>(op)}, meta, {&out, &in}, &push, sizeof(push), gx, gy);
 }
 
+// Row- or column-major with 8-element aligned offset and leading dim (what coopMatLoadNV needs).
+bool fragment_loadable(const Tensor& t, bool& col_major, int64_t& ld) {
+  int64_t r = t.stride(1), c = t.stride(2);
+  if (c == 1 && r % 8 == 0 && r >= t.size(2)) { col_major = false; ld = r; }
+  else if (r == 1 && c % 8 == 0 && c >= t.size(1)) { col_major = true; ld = c; }
+  else return false;
+  return t.storage_offset() % 8 == 0 && (t.size(0) == 1 || t.stride(0) % 8 == 0);
+}
+
+// float16 on tensor cores when the device and the operand layouts allow it (see matmul_coopmat.comp).
+bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
+  Context& ctx = context_of(out);
+  const int64_t M = out.size(1), N = out.size(2), K = a.size(2);
+  if (!ctx.info().cooperative_matrix || out.dtype() != kFloat16 || M % 16 || N % 16 || K % 16) return false;
+  bool a_col, b_col, c_col;
+  int64_t a_ld, b_ld, c_ld;
+  if (!fragment_loadable(a, a_col, a_ld) || !fragment_loadable(b, b_col, b_ld) || !fragment_loadable(out, c_col, c_ld) ||
+      c_col) {
+    return false;
+  }
+  std::vector<int32_t> meta;
+  for (auto [t, ld] : {std::pair{&a, a_ld}, std::pair{&b, b_ld}, std::pair{&out, c_ld}}) {
+    meta.push_back(static_cast<int32_t>(t->storage_offset()));
+    meta.push_back(static_cast<int32_t>(t->stride(0)));
+    meta.push_back(static_cast<int32_t>(ld));
+  }
+  struct Push { uint32_t M, N, K, pad; } push{static_cast<uint32_t>(M), static_cast<uint32_t>(N), static_cast<uint32_t>(K), 0};
+  uint32_t gx = (push.N + 127) / 128, gy = (push.M + 127) / 128, gz = static_cast<uint32_t>(out.size(0));
+  launch(ctx, "matmul", "matmul_coopmat_f16", {a_col ? 1 : 0, b_col ? 1 : 0}, meta, {&out, &a, &b}, &push, sizeof(push),
+         gx, gy, gz);
+  return true;
+}
+
 void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (out.numel() == 0) return;
   for (const Tensor* t : {&out, &a, &b}) check_index_range(*t, "matmul");
@@ -45,6 +78,7 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
     fill_kernel().get(out.device(), "matmul")(out, 0);
     return;
   }
+  if (try_coopmat(out, a, b)) return;
   std::string shader = "matmul_" + dtype_suffix(out.dtype(), "matmul");
   std::vector<int32_t> meta;
   for (const Tensor* t : {&a, &b, &out}) {
@@ -52,10 +86,10 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
     for (int d = 0; d < 3; ++d) meta.push_back(static_cast<int32_t>(t->stride(d)));
   }
   // meta order expected by the shader: a(off, sb, sm, sk), b(off, sb, sk, sn), c(off, sb, sm, sn)
-  struct Push { uint32_t M, N, K, pad; } push{static_cast<uint32_t>(out.size(1)), static_cast<uint32_t>(out.size(2)),
-                                              static_cast<uint32_t>(a.size(2)), 0};
+  struct Push { uint32_t M, N, K, a_k_major; } push{static_cast<uint32_t>(out.size(1)), static_cast<uint32_t>(out.size(2)),
+                                                    static_cast<uint32_t>(a.size(2)), a.stride(2) == 1 ? 1u : 0u};
   static_assert(sizeof(Push) == 16);
-  uint32_t gx = (push.N + 63) / 64, gy = (push.M + 63) / 64, gz = static_cast<uint32_t>(out.size(0));
+  uint32_t gx = (push.N + 127) / 128, gy = (push.M + 127) / 128, gz = static_cast<uint32_t>(out.size(0));
   ADEPT_CHECK(gz <= 65535 && gy <= 65535, ValueError, "matmul: batch {} or rows {} too large for one Vulkan dispatch",
               gz, push.M);
   launch(context_of(out), "matmul", shader, {}, meta, {&out, &a, &b}, &push, sizeof(push), gx, gy, gz);

@@ -1,33 +1,36 @@
 #version 450
-// Batched GEMM C(b) = A(b) @ B(b): 64x64 output tile per workgroup of 256 threads, each thread
-// computing a 4x4 micro-tile; K is walked in steps of 16 through shared memory. Operands may
-// have any strides (transposed views need no copy). Accumulates in float.
+// Batched GEMM C(b) = A(b) @ B(b). A workgroup of 256 threads computes a 128x128 tile of C;
+// each thread owns an 8x8 micro-tile whose rows and columns are strided by 16, so threads of a
+// subgroup read consecutive shared-memory words (no bank conflicts). K is walked in steps of 16
+// through shared memory. Operands may have any strides (transposed views need no copy);
+// accumulation is in float.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 1) writeonly buffer C_ { T_0 c_[]; };
 layout(std430, set = 0, binding = 2) readonly buffer A_ { T_0 a_[]; };
 layout(std430, set = 0, binding = 3) readonly buffer B_ { T_0 b_[]; };
-layout(push_constant) uniform Push { uint M; uint N; uint K; uint pad; } pc;
+layout(push_constant) uniform Push { uint M; uint N; uint K; uint a_k_major; } pc;
 // meta: [a_off, a_sb, a_sm, a_sk, b_off, b_sb, b_sk, b_sn, c_off, c_sb, c_sm, c_sn]
 
-const uint TM = 64u, TN = 64u, TK = 16u;
-shared float As[TK][TM];
+const uint TM = 128u, TN = 128u, TK = 16u;
+shared float As[TK][TM + 1u];  // +1: column writes along k hit distinct banks
 shared float Bs[TK][TN];
 
 void main() {
   uint batch = gl_WorkGroupID.z;
   uint row0 = gl_WorkGroupID.y * TM, col0 = gl_WorkGroupID.x * TN;
   uint lid = gl_LocalInvocationID.x;
-  uint tr = (lid / 16u) * 4u, tc = (lid % 16u) * 4u;
+  uint tr = lid / 16u, tc = lid % 16u;
   int a_base = meta[0] + int(batch) * meta[1], b_base = meta[4] + int(batch) * meta[5];
   int a_sm = meta[2], a_sk = meta[3], b_sk = meta[6], b_sn = meta[7];
-  float acc[4][4];
-  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = 0.0;
+  float acc[8][8];
+  for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) acc[i][j] = 0.0;
   for (uint k0 = 0u; k0 < pc.K; k0 += TK) {
-    // Each thread loads 4 elements of A's tile and 4 of B's (64*16 = 1024 = 256*4).
+    // 128x16 elements of A and 16x128 of B: 8 of each per thread.
     for (uint e = lid; e < TM * TK; e += 256u) {
-      uint m = e / TK, k = e % TK;
+      // Neighbouring threads read neighbouring addresses: along k when A is row-major.
+      uint k = pc.a_k_major != 0u ? e % TK : e / TM, m = pc.a_k_major != 0u ? e / TK : e % TM;
       uint gm = row0 + m, gk = k0 + k;
       As[k][m] = (gm < pc.M && gk < pc.K) ? float(a_[a_base + int(gm) * a_sm + int(gk) * a_sk]) : 0.0;
       uint kb = e / TN, n = e % TN;
@@ -36,19 +39,19 @@ void main() {
     }
     barrier();
     for (uint k = 0u; k < TK; ++k) {
-      float av[4], bv[4];
-      for (int i = 0; i < 4; ++i) av[i] = As[k][tr + uint(i)];
-      for (int j = 0; j < 4; ++j) bv[j] = Bs[k][tc + uint(j)];
-      for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
+      float av[8], bv[8];
+      for (int i = 0; i < 8; ++i) av[i] = As[k][tr + uint(i) * 16u];
+      for (int j = 0; j < 8; ++j) bv[j] = Bs[k][tc + uint(j) * 16u];
+      for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier();
   }
   int c_base = meta[8] + int(batch) * meta[9];
-  for (int i = 0; i < 4; ++i) {
-    uint gm = row0 + tr + uint(i);
+  for (int i = 0; i < 8; ++i) {
+    uint gm = row0 + tr + uint(i) * 16u;
     if (gm >= pc.M) continue;
-    for (int j = 0; j < 4; ++j) {
-      uint gn = col0 + tc + uint(j);
+    for (int j = 0; j < 8; ++j) {
+      uint gn = col0 + tc + uint(j) * 16u;
       if (gn < pc.N) c_[c_base + int(gm) * meta[10] + int(gn) * meta[11]] = T_0(acc[i][j]);
     }
   }

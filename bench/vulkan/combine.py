@@ -1,0 +1,42 @@
+"""Merges adept_vulkan_bench and torch_cuda_bench.py outputs into one results file with ratios.
+Usage: python3 combine.py adept.json torch.json out.json [adept_no_coopmat.json]"""
+import json
+import sys
+
+
+def main():
+    adept = json.load(open(sys.argv[1]))
+    torch = json.load(open(sys.argv[2]))
+    nocm = json.load(open(sys.argv[4])) if len(sys.argv) > 4 else None
+    ref = {(m["dtype"], m["n"]): m["gflops"] for m in torch["matmul"]}
+    rows = []
+    for m in adept["matmul"]:
+        t = ref[(m["dtype"], m["n"])]
+        row = {"dtype": m["dtype"], "n": m["n"], "adept_gflops": round(m["gflops"], 1), "torch_gflops": round(t, 1),
+               "adept_over_torch": round(m["gflops"] / t, 4)}
+        if nocm:
+            row["adept_tiled_only_gflops"] = round(
+                next(x["gflops"] for x in nocm["matmul"] if x["dtype"] == m["dtype"] and x["n"] == m["n"]), 1)
+        rows.append(row)
+    tel = {e["numel"]: e for e in torch["elementwise"]}
+    ew = [{"numel": e["numel"], "adept_add_gbps": round(e["add_gbps"], 1), "adept_copy_gbps": round(e["copy_gbps"], 1),
+           "adept_add_over_adept_copy": round(e["add_over_copy"], 3),
+           "torch_add_gbps": round(tel[e["numel"]]["add_gbps"], 1), "torch_copy_gbps": round(tel[e["numel"]]["copy_gbps"], 1),
+           "adept_add_over_torch_copy": round(e["add_gbps"] / tel[e["numel"]]["copy_gbps"], 3)}
+          for e in adept["elementwise"]]
+    out = {"machine": f"{adept['device']}; reference: PyTorch {torch['torch']} on {torch['device']} (CUDA, TF32 off)",
+           "notes": "float32 GEMM: tiled shader (128x128 tiles, 8x8 per thread); float16: VK_NV_cooperative_matrix "
+                    "16x16x16 fragments loaded from global memory (ADEPT_VK_DISABLE_COOPMAT=1 gives the tiled shader). "
+                    "GB/s count bytes read + written.",
+           "matmul": rows, "elementwise": ew}
+    json.dump(out, open(sys.argv[3], "w"), indent=2)
+    for r in rows:
+        print(f"matmul {r['dtype']:8s} {r['n']:5d}: adept {r['adept_gflops']:9.1f}  torch {r['torch_gflops']:9.1f} "
+              f"GFLOP/s  ratio {r['adept_over_torch']:.3f}")
+    for e in ew:
+        print(f"add {e['numel']}: adept {e['adept_add_gbps']} GB/s, adept copy {e['adept_copy_gbps']}, "
+              f"torch copy {e['torch_copy_gbps']} -> {e['adept_add_over_torch_copy']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+// Vulkan backend benchmark: matmul GFLOP/s (float32, float16) at square sizes and elementwise
+// add GB/s next to a device copy of the same bytes. Writes JSON to stdout (or argv[1]).
+// Usage: adept_vulkan_bench [out.json] [--quick]
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "adept/adept.h"
+#include "adept/vulkan.h"
+
+using namespace adept;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+template <class F>
+double time_per_iter(F f, int iters) {
+  f();  // warm-up (pipelines, allocations)
+  vulkan_synchronize();
+  auto t0 = Clock::now();
+  for (int i = 0; i < iters; ++i) f();
+  vulkan_synchronize();
+  return std::chrono::duration<double>(Clock::now() - t0).count() / iters;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out_path;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else out_path = argv[i];
+  }
+  if (!vulkan_is_available()) {
+    std::fprintf(stderr, "no Vulkan device\n");
+    return 1;
+  }
+  const Device vk("vulkan");
+  auto info = vulkan_devices().at(0);
+  std::string json = "{\n  \"device\": \"" + info.str() + "\",\n  \"matmul\": [\n";
+  std::vector<int64_t> sizes = quick ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{1024, 2048, 4096, 8192};
+  bool first = true;
+  for (Dtype dt : {kFloat32, kFloat16}) {
+    for (int64_t n : sizes) {
+      Tensor a = randn({n, n}).to(vk).to(dt), b = randn({n, n}).to(vk).to(dt);
+      int iters = n >= 8192 ? 3 : n >= 4096 ? 5 : 20;
+      double t = time_per_iter([&] { (void)matmul(a, b); }, iters);
+      double gflops = 2.0 * n * n * n / t / 1e9;
+      std::printf("matmul %-8s %5ld: %9.1f GFLOP/s\n", dtype_name(dt), static_cast<long>(n), gflops);
+      json += std::string(first ? "" : ",\n") + "    {\"dtype\": \"" + dtype_name(dt) + "\", \"n\": " + std::to_string(n) +
+              ", \"seconds\": " + std::to_string(t) + ", \"gflops\": " + std::to_string(gflops) + "}";
+      first = false;
+    }
+  }
+  json += "\n  ],\n  \"elementwise\": [\n";
+  first = true;
+  for (int64_t n : quick ? std::vector<int64_t>{1 << 20} : std::vector<int64_t>{1 << 24, 1 << 26}) {
+    Tensor x = randn({n}).to(vk), y = randn({n}).to(vk);
+    Tensor out = empty({n}, TensorOptions(kFloat32).set_device(vk));
+    double t_add = time_per_iter([&] { (void)add(x, y); }, 20);
+    double t_copy = time_per_iter([&] { out.copy_(x); }, 20);
+    double gb_add = 3.0 * n * 4 / t_add / 1e9, gb_copy = 2.0 * n * 4 / t_copy / 1e9;
+    std::printf("add %ld floats: %.1f GB/s; copy: %.1f GB/s; ratio %.2f\n", static_cast<long>(n), gb_add, gb_copy,
+                gb_add / gb_copy);
+    json += std::string(first ? "" : ",\n") + "    {\"numel\": " + std::to_string(n) + ", \"add_gbps\": " +
+            std::to_string(gb_add) + ", \"copy_gbps\": " + std::to_string(gb_copy) + ", \"add_over_copy\": " +
+            std::to_string(gb_add / gb_copy) + "}";
+    first = false;
+  }
+  json += "\n  ]\n}\n";
+  if (out_path.empty()) {
+    std::fputs(json.c_str(), stdout);
+  } else {
+    std::ofstream(out_path) << json;
+  }
+  return 0;
+}
