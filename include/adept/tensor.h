@@ -49,7 +49,10 @@ struct TensorImpl {
 };
 
 /// One component of a C++ index expression: x.index({Slice(1, None, 2), Ellipsis, None, 3, mask}).
-struct None_t {};
+struct None_t {
+  // Lets None stand for an absent slice bound anywhere: Slice(1, None, 2).
+  constexpr operator std::optional<int64_t>() const { return std::nullopt; }  // NOLINT
+};
 inline constexpr None_t None{};
 struct Ellipsis_t {};
 inline constexpr Ellipsis_t Ellipsis{};

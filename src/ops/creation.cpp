@@ -117,6 +117,7 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& o)
   // Symmetric evaluation from both ends, as PyTorch does, so the last value is exactly `end`.
   int64_t half = steps / 2;
   for (int64_t i = 0; i < steps; ++i) p[i] = i < half ? start + step * i : end - step * (steps - i - 1);
+  if (steps == 1) p[0] = start;  // torch.linspace(a, b, 1) == [a]
   Tensor r = t.to(o.device, o.dtype.value_or(default_float_dtype()));
   return finish(r, o);
 }

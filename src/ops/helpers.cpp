@@ -69,6 +69,11 @@ Tensor& commit_inplace(Tensor& self, const Tensor& result, const char* op) {
   return self;
 }
 
+Tensor fresh_result(Tensor t) {
+  t.impl()->is_view = false;
+  return t;
+}
+
 Tensor wrap_scalar(const Scalar& s, Dtype dtype, Device device) {
   return full({}, s, TensorOptions(dtype).set_device(device));
 }

@@ -26,6 +26,10 @@ void check_inplace(const Tensor& self, const char* op);
 Tensor& commit_inplace(Tensor& self, const Tensor& result, const char* op);
 /// True when the tensor has a stride-0 dim of size > 1 (so an in-place write would overlap).
 bool has_internal_overlap(const Tensor& t);
+/// An op result that was reshaped through view() of an internal temporary (e.g. keepdim=false
+/// reductions, matmul's batch reshape) owns its storage alone: mark it as not a view, so in-place
+/// ops on it are allowed like on any fresh result. Returns `t`.
+Tensor fresh_result(Tensor t);
 /// 0-d tensor of `dtype` holding `s`.
 Tensor wrap_scalar(const Scalar& s, Dtype dtype, Device device);
 /// Bitmask of the reduced dims (after wrapping); all dims when `dims` is empty.

@@ -18,3 +18,10 @@ namespace adept {
 ADEPT_DEFINE_KERNEL(gather_kernel, void(const Tensor&, const Tensor&, int64_t, const Tensor&))
 ADEPT_DEFINE_KERNEL(scatter_kernel, void(const Tensor&, int64_t, const Tensor&, const Tensor&, bool))
 }  // namespace adept
+
+namespace adept {
+ADEPT_DEFINE_KERNEL(index_kernel, void(const Tensor&, const Tensor&, const Tensor&))
+ADEPT_DEFINE_KERNEL(index_put_kernel, void(const Tensor&, const Tensor&, const Tensor&, bool))
+ADEPT_DEFINE_KERNEL(nonzero_kernel, void(const Tensor&, const Tensor&))
+ADEPT_DEFINE_KERNEL(sort_kernel, void(const Tensor&, const Tensor&, const Tensor&, bool, int64_t))
+}  // namespace adept

@@ -65,3 +65,20 @@ ADEPT_DECLARE_KERNEL(gather_kernel, void(const Tensor& out, const Tensor& x, int
 /// self[p with coordinate `dim` replaced by index[p]] (=, +=) src[p] for all p in index's shape.
 ADEPT_DECLARE_KERNEL(scatter_kernel, void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add))
 }  // namespace adept
+
+namespace adept {
+/// Advanced-index read: out[p] = src[p + offset[p]] where `src` is viewed with out's shape (stride 0
+/// over the broadcast index dims) and `offset` (int64, out's shape, usually a stride-0 view) holds
+/// element offsets already bounds-checked by the op.
+ADEPT_DECLARE_KERNEL(index_kernel, void(const Tensor& out, const Tensor& src, const Tensor& offset))
+/// Advanced-index write: self[p + offset[p]] (=, +=) values[p]; self/values/offset share one shape
+/// (self restrided like `src` above). Duplicate offsets: the last write wins, or all add up.
+ADEPT_DECLARE_KERNEL(index_put_kernel, void(const Tensor& self, const Tensor& values, const Tensor& offset, bool accumulate))
+/// Coordinates of the non-zero elements of `in`, row-major: out is (count, in.dim()) int64 with
+/// count computed by the op.
+ADEPT_DECLARE_KERNEL(nonzero_kernel, void(const Tensor& out, const Tensor& in))
+/// Sorts along the last dim: values/indices (int64) have in's shape. NaN is the largest value;
+/// equal elements keep their order (stable). topk > 0 orders only the first `topk` positions of
+/// each row (values/indices then have size topk along the last dim).
+ADEPT_DECLARE_KERNEL(sort_kernel, void(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, int64_t topk))
+}  // namespace adept

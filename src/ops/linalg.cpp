@@ -50,14 +50,14 @@ Tensor mm(const Tensor& a, const Tensor& b) {
               shape_str(b.sizes()));
   ADEPT_CHECK(a.size(1) == b.size(0), ShapeError,
               "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", a.size(0), a.size(1), b.size(0), b.size(1));
-  return bmm_impl(a.unsqueeze(0), b.unsqueeze(0), "mm").squeeze(0);
+  return fresh_result(bmm_impl(a.unsqueeze(0), b.unsqueeze(0), "mm").squeeze(0));
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
   check_matmul_dtypes("dot", a, b);
   ADEPT_CHECK(a.dim() == 1 && b.dim() == 1 && a.size(0) == b.size(0), ShapeError,
               "dot: expected 1-D tensors of the same size, got {} and {}", shape_str(a.sizes()), shape_str(b.sizes()));
-  return mm(a.unsqueeze(0), b.unsqueeze(1)).view({});
+  return fresh_result(mm(a.unsqueeze(0), b.unsqueeze(1)).view({}));
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
@@ -86,7 +86,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     os.insert(os.end(), {M, N});
     Tensor out = out2.view(os);
     if (b.dim() == 1) out = out.squeeze(-1);
-    return out;
+    return fresh_result(out);
   }
   a3 = A.expand(ea).reshape({nb, M, K});
   b3 = B.expand(eb).reshape({nb, K, N});
@@ -96,7 +96,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   out = out.view(os);
   if (a.dim() == 1) out = out.squeeze(-2);
   if (b.dim() == 1) out = out.squeeze(-1);
-  return out;
+  return fresh_result(out);
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {

@@ -40,12 +40,12 @@ Tensor grad_for(const Tensor& g, const Tensor& like_shape_dtype_of, const Shape&
 
 // Runs a binary kernel on broadcast operands converted to `compute`; result in `out_dtype`.
 Tensor run_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& b, Dtype compute, Dtype out_dtype) {
-  check_same_device(name, {&a, &b});
+  Device dev = check_same_device(name, {&a, &b});
   Shape shape = broadcast_shapes(a.sizes(), b.sizes());
-  Tensor out = empty(shape, TensorOptions(out_dtype).set_device(a.device()));
+  Tensor out = empty(shape, TensorOptions(out_dtype).set_device(dev));
   NoGradGuard ng;
-  Tensor ac = a.to(compute).expand(shape), bc = b.to(compute).expand(shape);
-  binary_kernel().get(a.device(), name)(op, out, ac, bc);
+  Tensor ac = a.to(dev, compute).expand(shape), bc = b.to(dev, compute).expand(shape);
+  binary_kernel().get(dev, name)(op, out, ac, bc);
   return out;
 }
 
@@ -384,13 +384,14 @@ bool equal(const Tensor& a, const Tensor& b) {
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   ADEPT_CHECK(cond.dtype() == kBool, DtypeError, "where: expected condition to be a boolean tensor, but got a tensor with "
               "dtype {}", dtype_name(cond.dtype()));
-  check_same_device("where", {&cond, &a, &b});
+  Device dev = check_same_device("where", {&cond, &a, &b});
   Dtype c = rt(a, b);
   Shape shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
-  Tensor out = empty(shape, TensorOptions(c).set_device(a.device()));
+  Tensor out = empty(shape, TensorOptions(c).set_device(dev));
   {
     NoGradGuard ng;
-    where_kernel().get(a.device(), "where")(out, cond.expand(shape), a.to(c).expand(shape), b.to(c).expand(shape));
+    where_kernel().get(dev, "where")(out, cond.to(dev).expand(shape), a.to(dev, c).expand(shape),
+                                     b.to(dev, c).expand(shape));
   }
   if (autograd::needs_grad({&a, &b})) {
     const bool ga = a.requires_grad(), gb = b.requires_grad();
@@ -439,7 +440,6 @@ Tensor clamp(const Tensor& x, const Tensor& mn, const Tensor& mx) {
 #define ADEPT_UNARY(NAME, OP, NODE, FLOATING, GRAD) \
   Tensor NAME(const Tensor& x) { return unary_op(UnaryOp::OP, #NAME, NODE, x, FLOATING, GRAD); }
 
-ADEPT_UNARY(neg, Neg, "NegBackward0", false, [](const Tensor& g, const Tensor&, const Tensor&) { return -g; })
 ADEPT_UNARY(abs, Abs, "AbsBackward0", false, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * sign(x); })
 ADEPT_UNARY(sign, Sign, "SignBackward0", false, zero_grad_fn)
 ADEPT_UNARY(floor, Floor, "FloorBackward0", false, zero_grad_fn)
@@ -476,6 +476,14 @@ ADEPT_UNARY(erf, Erf, "ErfBackward0", true, [](const Tensor& g, const Tensor& x,
   return g * exp(-(x * x)) * (2.0 / std::sqrt(std::numbers::pi));
 })
 #undef ADEPT_UNARY
+
+Tensor neg(const Tensor& x) {
+  ADEPT_CHECK(x.dtype() != kBool, DtypeError,
+              "neg: negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+              "mask, use the `~` or `logical_not()` operator instead.");
+  return unary_op(UnaryOp::Neg, "neg", "NegBackward0", x, false,
+                  [](const Tensor& g, const Tensor&, const Tensor&) { return -g; });
+}
 
 Tensor round(const Tensor& x, int64_t decimals) {
   if (decimals == 0) return unary_op(UnaryOp::Round, "round", "RoundBackward0", x, false, zero_grad_fn);

@@ -20,7 +20,7 @@ Tensor run_reduce(ReduceOp op, const char* name, const Tensor& x, uint64_t mask,
 }
 
 Tensor finish_dims(const Tensor& kd, const Shape& in, uint64_t mask, bool keepdim) {
-  return keepdim ? kd : kd.view(squeeze_shape(in, mask));
+  return keepdim ? kd : fresh_result(kd.view(squeeze_shape(in, mask)));
 }
 
 int64_t reduced_count(const Shape& in, uint64_t mask) {
@@ -99,11 +99,11 @@ Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   Tensor in = dim ? x : x.reshape({-1});
   int64_t d = dim ? wrap_dim(*dim, x.dim(), "prod") : 0;
-  if (x.dim() == 0) return x.clone();
-  uint64_t mask = 1ULL << d;
   Dtype out_dtype = is_integral(x.dtype(), true) ? kInt64 : x.dtype();
+  if (x.dim() == 0) return x.to(out_dtype, /*copy=*/true);  // ints still give int64, as torch
+  uint64_t mask = 1ULL << d;
   Tensor kd = run_reduce(ReduceOp::Prod, "prod", in, mask, out_dtype, out_dtype);
-  Tensor out = dim ? finish_dims(kd, in.sizes(), mask, keepdim) : kd.view({});
+  Tensor out = dim ? finish_dims(kd, in.sizes(), mask, keepdim) : fresh_result(kd.view({}));
   if (autograd::needs_grad({&x})) {
     SavedTensor X = in;
     Shape xs = x.sizes(), ins = in.sizes();
@@ -177,8 +177,8 @@ static Tensor arg_reduce(const Tensor& x, std::optional<int64_t> dim, bool keepd
   if (!dim) {
     ADEPT_CHECK(x.numel() > 0, IndexError, "{}(): Expected reduction dim to be specified for input.numel() == 0.", name);
     Tensor flat = x.reshape({-1});
-    Tensor r = run_reduce(is_max ? ReduceOp::ArgMax : ReduceOp::ArgMin, name, flat, 1, x.dtype(), kInt64).view({});
-    return keepdim ? r.view(Shape(x.dim(), 1)) : r;
+    Tensor r = run_reduce(is_max ? ReduceOp::ArgMax : ReduceOp::ArgMin, name, flat, 1, x.dtype(), kInt64);
+    return fresh_result(keepdim ? r.view(Shape(x.dim(), 1)) : r.view({}));
   }
   int64_t d = wrap_dim(*dim, x.dim(), name);
   if (x.dim() > 0) ADEPT_CHECK(x.size(d) > 0, IndexError, "{}(): Expected reduction dim {} to have non-zero size.", name, d);
@@ -208,6 +208,8 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "norm: expected a floating point tensor, got {}", dtype_name(x.dtype()));
   uint64_t mask = dims_mask(dims, x.dim(), "norm");
   Shape d = mask_dims(mask, x.dim());
+  // Empty slices have norm 0 for every p (torch 1.13), also for +-inf where amax/amin would raise.
+  if (std::isinf(p) && reduced_count(x.sizes(), mask) == 0) return sum(abs(x), d, keepdim);
   if (std::isinf(p)) return p > 0 ? amax(abs(x), d, keepdim) : amin(abs(x), d, keepdim);
   if (p == 0) return sum(ne(x, 0).to(x.dtype()), d, keepdim);
   if (p == 1) return sum(abs(x), d, keepdim);
@@ -239,7 +241,7 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
   Tensor m = amax(xf.detach(), d, true);
   m = where(isinf(m), zeros({}, TensorOptions(m.dtype())), m);
   Tensor r = log(sum(exp(xf - m), d, true)) + m;
-  return keepdim ? r : r.view(squeeze_shape(xf.sizes(), mask));
+  return keepdim ? r : fresh_result(r.view(squeeze_shape(xf.sizes(), mask)));
 }
 
 Tensor all(const Tensor& x, const Shape& dims, bool keepdim) {

@@ -1,7 +1,7 @@
 // Shape ops. View ops (view, permute, transpose, narrow, select, slice, expand, squeeze,
 // unsqueeze, flatten, unflatten, unbind, chunk, split, as_strided) never copy: results share
 // storage with the input. reshape copies only when a view is impossible. Copying ops: cat,
-// stack, flip, roll, repeat, tile, pad, tril/triu, meshgrid.
+// stack, flip, roll, repeat, tile, pad, tril/triu (meshgrid returns expanded views).
 #pragma once
 #include <optional>
 #include <string>
@@ -49,7 +49,7 @@ Tensor tile(const Tensor& x, const Shape& reps);
 /// Pads the last dims: pad = (left_last, right_last, left_prev, right_prev, ...);
 /// mode "constant" (negative pads crop), "reflect", "replicate", "circular".
 Tensor pad(const Tensor& x, const Shape& pad, const std::string& mode = "constant", double value = 0);
-/// indexing "ij" (default) or "xy".
+/// indexing "ij" (default) or "xy". Like PyTorch, the grids are expanded views of the inputs.
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing = "ij");
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);

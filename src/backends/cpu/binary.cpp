@@ -28,8 +28,21 @@ inline C remainder_float(C a, C b) {
   return r;
 }
 
+// a / -1 overflows for the most negative value (and traps on x86): negate with wrap-around
+// instead, so INT64_MIN // -1 == INT64_MIN rather than a crash.
+template <class C>
+inline C div_trunc_int(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return static_cast<C>(std::make_unsigned_t<C>(0) - static_cast<std::make_unsigned_t<C>>(a));
+  }
+  return static_cast<C>(a / b);
+}
+
 template <class C>
 inline C floor_div_int(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return div_trunc_int(a, b);
+  }
   C q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -37,9 +50,42 @@ inline C floor_div_int(C a, C b) {
 
 template <class C>
 inline C remainder_int(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return 0;
+  }
   C r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
+}
+
+// Integer +, -, * wrap around on overflow (two's complement), as PyTorch's do; signed overflow
+// is undefined behaviour in C++, so the arithmetic runs in the unsigned type.
+template <class C>
+inline C wrap_add(C a, C b) {
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class C>
+inline C wrap_sub(C a, C b) {
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <class C>
+inline C wrap_mul(C a, C b) {
+  if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
 }
 
 template <class C>
@@ -51,8 +97,8 @@ inline C pow_int(C base, C exp) {
   }
   C result = 1;
   while (exp) {
-    if (exp & 1) result = static_cast<C>(result * base);
-    base = static_cast<C>(base * base);
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
     exp >>= 1;
   }
   return result;
@@ -120,9 +166,9 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     }
   } else {
     switch (op) {
-      ADEPT_BINARY_CASE(Add, x + y)
-      ADEPT_BINARY_CASE(Sub, x - y)
-      ADEPT_BINARY_CASE(Mul, x * y)
+      ADEPT_BINARY_CASE(Add, wrap_add(x, y))
+      ADEPT_BINARY_CASE(Sub, wrap_sub(x, y))
+      ADEPT_BINARY_CASE(Mul, wrap_mul(x, y))
       ADEPT_BINARY_CASE(Maximum, (max_nan<T, C>(x, y)))
       ADEPT_BINARY_CASE(Minimum, (min_nan<T, C>(x, y)))
       default:
@@ -140,7 +186,7 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       }
     } else {
       switch (op) {
-        ADEPT_BINARY_CASE(Div, x / y)  // truncation; the op checks for zero divisors
+        ADEPT_BINARY_CASE(Div, div_trunc_int(x, y))  // truncation; the op checks for zero divisors
         ADEPT_BINARY_CASE(FloorDivide, floor_div_int(x, y))
         ADEPT_BINARY_CASE(Remainder, remainder_int(x, y))
         ADEPT_BINARY_CASE(Pow, pow_int(x, y))

@@ -3,12 +3,15 @@
 //    reduced sub-block, contiguous runs first;
 //  - outer: the innermost dim is kept: rows of the input are folded into an accumulator row per
 //    output slice, which keeps memory access sequential (e.g. sum over the batch dim).
-// Floating sums accumulate in double, integer sums in int64.
+// Floating sums accumulate in double (float32 runs: float SIMD lanes per block, see simd.h),
+// integer sums in int64. A sum with few outputs over one long contiguous run is split into
+// fixed-size blocks summed in parallel and added in order (same result for any thread count).
 #include <cmath>
 #include <limits>
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
+#include "backends/cpu/simd.h"
 #include "ops/kernels.h"
 
 namespace adept::cpu {
@@ -112,6 +115,56 @@ inline void offsets(const Dims& g, int64_t lin, int64_t& in_off, int64_t& out_of
   }
 }
 
+// Sum of n contiguous values in the accumulator type.
+template <class T>
+typename AccOf<T>::type sum_run(const T* q, int64_t n) {
+  using acc_t = typename AccOf<T>::type;
+  if constexpr (std::is_same_v<T, float>) {
+    return simd::sum_f32(q, n);
+  } else {
+    acc_t s[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      for (int k = 0; k < 4; ++k) s[k] += static_cast<acc_t>(static_cast<compute_t<T>>(q[i + k]));
+    }
+    for (; i < n; ++i) s[0] += static_cast<acc_t>(static_cast<compute_t<T>>(q[i]));
+    return (s[0] + s[1]) + (s[2] + s[3]);
+  }
+}
+
+// Values per block of a split sum, and the output count below which sums are split: both fixed,
+// so the result does not depend on the thread count.
+constexpr int64_t kSumSplitBlock = 65536;
+constexpr int64_t kSumSplitMaxOutputs = 16;
+
+// Sum over one contiguous reduced run of `n_red` values per output, for fewer outputs than threads
+// (e.g. a full reduction): blocks of each run are summed in parallel, then added in order.
+template <class T>
+void reduce_split_sum(const Folder<T>& f, const Tensor& out, const Tensor& in, const Dims& kept, int64_t n_red) {
+  using acc_t = typename AccOf<T>::type;
+  const char* in_base = static_cast<const char*>(in.data_ptr());
+  char* out_base = static_cast<char*>(out.data_ptr());
+  const int64_t n_out = prod(kept.sizes), n_blocks = (n_red + kSumSplitBlock - 1) / kSumSplitBlock;
+  std::vector<acc_t> partial(n_out * n_blocks);
+  const int nt = num_threads_for(n_out * n_red);
+#pragma omp parallel for num_threads(nt) schedule(static) collapse(2)
+  for (int64_t o = 0; o < n_out; ++o) {
+    for (int64_t b = 0; b < n_blocks; ++b) {
+      int64_t in_off, out_off;
+      offsets(kept, o, in_off, out_off);
+      const T* q = reinterpret_cast<const T*>(in_base + in_off) + b * kSumSplitBlock;
+      partial[o * n_blocks + b] = sum_run(q, std::min(kSumSplitBlock, n_red - b * kSumSplitBlock));
+    }
+  }
+  for (int64_t o = 0; o < n_out; ++o) {
+    int64_t in_off, out_off;
+    offsets(kept, o, in_off, out_off);
+    acc_t acc = 0;
+    for (int64_t b = 0; b < n_blocks; ++b) acc += partial[o * n_blocks + b];
+    f.store(out_base + out_off, acc, 0);
+  }
+}
+
 template <class T>
 void reduce_inner(const Folder<T>& f, const Tensor& out, const Tensor& in, const Dims& kept, const Dims& red) {
   const char* in_base = static_cast<const char*>(in.data_ptr());
@@ -132,14 +185,7 @@ void reduce_inner(const Folder<T>& f, const Tensor& out, const Tensor& in, const
       offsets(red, r, roff, unused);
       const char* p = in_base + in_off + roff;
       if (inner_stride == sizeof(T) && f.op == ReduceOp::Sum) {
-        const T* q = reinterpret_cast<const T*>(p);
-        typename Folder<T>::acc_t s[4] = {0, 0, 0, 0};
-        int64_t i = 0;
-        for (; i + 4 <= inner; i += 4) {
-          for (int k = 0; k < 4; ++k) s[k] += static_cast<typename Folder<T>::acc_t>(static_cast<compute_t<T>>(q[i + k]));
-        }
-        for (; i < inner; ++i) s[0] += static_cast<typename Folder<T>::acc_t>(static_cast<compute_t<T>>(q[i]));
-        acc += (s[0] + s[1]) + (s[2] + s[3]);
+        acc += sum_run(reinterpret_cast<const T*>(p), inner);
       } else {
         for (int64_t i = 0; i < inner; ++i) f.fold(acc, *reinterpret_cast<const T*>(p + i * inner_stride), r + i, best);
       }
@@ -194,7 +240,11 @@ void reduce_cpu(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask)
     bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
     bool inner_reduced = kept.sizes.empty() ||
                          (!red.sizes.empty() && std::abs(red.in_strides.back()) <= std::abs(kept.in_strides.back()));
-    if (arg || inner_reduced || in.numel() == 0) {
+    const bool one_contiguous_run = red.sizes.size() == 1 && red.in_strides[0] == sizeof(scalar_t);
+    if (op == ReduceOp::Sum && one_contiguous_run && prod(kept.sizes) < kSumSplitMaxOutputs &&
+        red.sizes[0] >= 2 * kSumSplitBlock) {
+      reduce_split_sum(f, out, in, kept, red.sizes[0]);
+    } else if (arg || inner_reduced || in.numel() == 0) {
       reduce_inner(f, out, in, kept, red);
     } else {
       reduce_outer(f, out, in, kept, red);

@@ -4,17 +4,40 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
+#include "backends/cpu/simd.h"
 #include "ops/kernels.h"
 
 namespace adept::cpu {
 namespace {
+
+// out = f(in); float32 ops with a SIMD kernel (simd.h) take it on contiguous runs, strided runs
+// and other dtypes use the scalar reference f.
+template <class T, class F>
+void unary_dispatch(UnaryOp op, const Tensor& out, const Tensor& in, F f) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (simd::UnaryRunF32 run = simd::unary_run_f32(op)) {
+      auto it = make_iter<2>({&out, &in});
+      for_each_run(it, [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
+        if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+          run(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            *reinterpret_cast<float*>(p[0] + i * s[0]) = f(*reinterpret_cast<const float*>(p[1] + i * s[1]));
+          }
+        }
+      });
+      return;
+    }
+  }
+  unary_loop<T, T>(out, in, f);
+}
 
 template <class C>
 inline C round_half_even(C x) { return std::nearbyint(x); }
 
 #define ADEPT_UNARY_CASE(OP, EXPR)                                                     \
   case UnaryOp::OP:                                                                    \
-    unary_loop<T, T>(out, in, [=](T xv) { const C x = static_cast<C>(xv); return T(EXPR); }); \
+    unary_dispatch<T>(op, out, in, [=](T xv) { const C x = static_cast<C>(xv); return T(EXPR); }); \
     return;
 #define ADEPT_PREDICATE_CASE(OP, EXPR)                                                       \
   case UnaryOp::OP:                                                                          \
@@ -53,7 +76,7 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, const Unary
     ADEPT_UNARY_CASE(Atan, std::atan(x))
     ADEPT_UNARY_CASE(Tanh, std::tanh(x))
     ADEPT_UNARY_CASE(Sigmoid, C(1) / (C(1) + std::exp(-x)))
-    ADEPT_UNARY_CASE(Relu, x > C(0) ? x : (std::isnan(x) ? x : C(0)))
+    ADEPT_UNARY_CASE(Relu, x < C(0) ? C(0) : x)  // keeps NaN and -0.0, as torch
     ADEPT_UNARY_CASE(Silu, x / (C(1) + std::exp(-x)))
     ADEPT_UNARY_CASE(GeluErf, C(0.5) * x * (C(1) + std::erf(x * kSqrtHalf)))
     ADEPT_UNARY_CASE(GeluTanh, C(0.5) * x * (C(1) + std::tanh(kSqrt2OverPi * (x + C(0.044715) * x * x * x))))

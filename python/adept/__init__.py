@@ -1,0 +1,19 @@
+"""Adept: a tensor engine with autograd and PyTorch's API (``import adept as torch`` ports code).
+
+The C++ core lives in the extension ``adept._C``; this package re-exports it and adds the
+Pythonic pieces: grad-mode context managers/decorators, ``adept.autograd`` and ``adept.nn.functional``.
+Like torch, ``adept.float``, ``adept.int`` and ``adept.bool`` are dtypes inside this namespace.
+"""
+from . import _C
+from ._C import *  # noqa: F401,F403  (Tensor, dtypes, creation functions, ops, exception types)
+from . import return_types  # noqa: F401
+from .grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401
+from . import autograd  # noqa: F401
+from . import nn  # noqa: F401
+
+__version__ = "0.1.0"
+
+
+def _dtype_from_name(name):
+    """Unpickles a dtype (see dtype.__reduce__)."""
+    return getattr(_C, name)

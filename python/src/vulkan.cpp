@@ -1,0 +1,51 @@
+// adept.vulkan: Vulkan device discovery, synchronisation and memory statistics. In a build
+// without the Vulkan backend only is_available() (False) and device_count() (0) exist.
+#include "common.h"
+#ifdef ADEPT_WITH_VULKAN
+#include "adept/vulkan.h"
+#endif
+
+namespace adept::python {
+
+void init_vulkan(py::module_& parent) {
+  py::module_ m = parent.def_submodule("vulkan", "The Vulkan compute backend (torch.cuda's role).");
+#ifdef ADEPT_WITH_VULKAN
+  m.def("is_available", &vulkan_is_available, "True when a Vulkan device is present.");
+  m.def("device_count", [] { return static_cast<int>(vulkan_devices().size()); });
+  m.def("devices", [] {
+    py::list out;
+    for (const auto& d : vulkan_devices()) {
+      py::dict e;
+      e["index"] = d.index;
+      e["name"] = d.name;
+      e["driver"] = d.driver;
+      e["subgroup_size"] = d.subgroup_size;
+      e["max_push_constants"] = d.max_push_constants;
+      e["max_storage_buffer_range"] = d.max_storage_buffer_range;
+      e["max_shared_memory"] = d.max_shared_memory;
+      e["device_local_bytes"] = d.device_local_bytes;
+      e["float16"] = d.float16;
+      e["int64"] = d.int64;
+      e["cooperative_matrix"] = d.cooperative_matrix;
+      e["description"] = d.str();
+      out.append(e);
+    }
+    return out;
+  }, "Each device's limits and features as a dict.");
+  m.def("synchronize", &vulkan_synchronize, py::arg("device") = -1, "Waits for all queued work on the device.");
+  m.def("memory_stats", [](int index) {
+    auto s = vulkan_memory_stats(index);
+    py::dict d;
+    d["allocated_bytes"] = s.allocated;
+    d["reserved_bytes"] = s.reserved;
+    d["peak_allocated_bytes"] = s.peak;
+    return d;
+  }, py::arg("device") = -1, "Allocator statistics in bytes.");
+  m.def("empty_cache", &vulkan_empty_cache, py::arg("device") = -1, "Returns unused cached memory to the driver.");
+#else
+  m.def("is_available", [] { return false; }, "This build has no Vulkan backend.");
+  m.def("device_count", [] { return 0; });
+#endif
+}
+
+}  // namespace adept::python
