@@ -53,7 +53,8 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
   check_inplace(dst, "copy_");
-  Tensor s = src.device() == dst.device() ? src : src.to(dst.device());
+  // Across devices, convert on the source side first (the target may lack the source dtype).
+  Tensor s = src.device() == dst.device() ? src : src.to(dst.device(), dst.dtype());
   Tensor b = s.expand(dst.sizes());
   if (autograd::needs_grad({&src, &dst})) {
     // dst's old values are overwritten: gradient flows only to src.
