@@ -79,6 +79,12 @@ TEST_F(Vulkan, FillAndCreation) {
   expect_close(full({5}, -3, TensorOptions(kInt64).set_device(kVk)), full({5}, -3, kInt64));
   expect_close(zeros({2, 0}, TensorOptions(kFloat16).set_device(kVk)), zeros({2, 0}, kFloat16));
   expect_close(ones({4}, TensorOptions(kBool).set_device(kVk)), ones({4}, kBool));
+  // Random tensors are drawn on the host (same values as on the CPU for the same seed) and uploaded.
+  manual_seed(3);
+  Tensor r = randn({5, 3}, TensorOptions().set_device(kVk));
+  manual_seed(3);
+  expect_close(r, randn({5, 3}), 0);
+  expect_close(arange(0, 10, 1, TensorOptions(kInt32).set_device(kVk)), arange(0, 10, 1, TensorOptions(kInt32)), 0);
 }
 
 TEST_F(Vulkan, BinaryOpsMatchCpuWithBroadcastAndStrides) {
