@@ -42,6 +42,12 @@ struct TensorImpl {
   Dtype dtype = kFloat32;
   std::unique_ptr<AutogradMeta> autograd;
   bool is_view = false;
+  /// Differentiable views: the root tensor this one views (never itself a view_base holder) and
+  /// the storage version at which this view's autograd history was last derived from the base's.
+  /// An in-place write to the base or to another view bumps the version; the view's history is
+  /// then re-derived from the base (see autograd::refresh_view).
+  std::shared_ptr<TensorImpl> view_base;
+  uint64_t view_version = 0;
 
   int64_t numel() const;
   bool is_contiguous() const;

@@ -95,10 +95,11 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("__hash__", [](const Tensor& t) { return reinterpret_cast<intptr_t>(t.impl()); });
 
   // ---- conversions and copies ----
+  def_both(m, cls, "clone", [](const Tensor& t, const py::object&) { return t.clone(); },
+           py::arg("memory_format") = py::none());
   cls.def("to", &to_any)
       .def("cpu", &Tensor::cpu)
       .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); }, py::arg("other"))
-      .def("clone", [](const Tensor& t, const py::object&) { return t.clone(); }, py::arg("memory_format") = py::none())
       .def("contiguous", [](const Tensor& t, const py::object&) { return t.contiguous(); }, py::arg("memory_format") = py::none())
       .def("item", [](const Tensor& t) { return t.item(); })
       .def("tolist", &tolist)

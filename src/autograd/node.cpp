@@ -61,7 +61,23 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   return {};
 }
 
+void refresh_view(TensorImpl* impl) {
+  if (!impl->view_base) return;
+  const uint64_t version = impl->storage->version();
+  if (version == impl->view_version) return;
+  impl->view_version = version;
+  const auto* bm = impl->view_base->autograd.get();
+  if (!bm || !bm->requires_grad) return;
+  EnableGradGuard grad_on;
+  Tensor regen = as_strided(Tensor(impl->view_base), impl->sizes, impl->strides, impl->storage_offset);
+  if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+  impl->autograd->requires_grad = true;
+  impl->autograd->grad_fn = regen.grad_fn();
+  impl->autograd->output_nr = 0;
+}
+
 Edge gradient_edge(const Tensor& t) {
+  refresh_view(t.impl());
   auto* m = t.impl()->autograd.get();
   if (!m || !m->requires_grad) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};

@@ -85,6 +85,11 @@ class AccumulateGrad : public Node {
   std::shared_ptr<TensorImpl> leaf_;
 };
 
+/// Re-derives the autograd history of a differentiable view from its base's when the storage was
+/// written in place since the history was last set (PyTorch's view rebase): the view becomes an
+/// as_strided view of the base's current history. No-op for non-views and up-to-date views.
+void refresh_view(TensorImpl* impl);
+
 /// The edge through which a gradient for `t` flows: its grad_fn, its AccumulateGrad, or none.
 Edge gradient_edge(const Tensor& t);
 

@@ -39,6 +39,7 @@ int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size"
 int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
 
 bool Tensor::requires_grad() const {
+  autograd::refresh_view(checked());
   auto* m = checked()->autograd.get();
   return m && m->requires_grad;
 }
@@ -75,6 +76,7 @@ void Tensor::set_grad(const Tensor& g) {
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  autograd::refresh_view(checked());
   auto* m = checked()->autograd.get();
   return m ? m->grad_fn : nullptr;
 }

@@ -4,14 +4,18 @@
 namespace adept {
 namespace {
 
-// Copies `src` into a new tensor of `dtype` on `device` (contiguous), without autograd.
-Tensor convert_copy(const Tensor& src, Device device, Dtype dtype) {
-  Tensor out = empty(src.sizes(), TensorOptions(dtype).set_device(device));
-  if (src.numel() == 0) return out;
+// Copies `src` into a new tensor of `dtype` on `device`, without autograd. Same-device copies keep
+// the strides of a non-overlapping dense source unless `contiguous` (PyTorch's preserve_format).
+Tensor convert_copy(const Tensor& src, Device device, Dtype dtype, bool contiguous = false) {
   if (src.device() == device) {
+    Tensor out = contiguous ? empty(src.sizes(), TensorOptions(dtype).set_device(device))
+                            : empty_like_layout(src, dtype, device);
+    if (src.numel() == 0) return out;
     copy_kernel().get(device, "to")(out, src);
     return out;
   }
+  Tensor out = empty(src.sizes(), TensorOptions(dtype).set_device(device));
+  if (src.numel() == 0) return out;
   // Cross-device: go through a contiguous host buffer of the source dtype.
   Tensor s = src.contiguous();
   if (!s.device().is_cpu() && !device.is_cpu()) s = s.to(kCPU);
@@ -43,22 +47,37 @@ Tensor Tensor::to(Device device, Dtype dtype, bool copy) const {
 Tensor Tensor::to(Dtype dtype, bool copy) const { return to(device(), dtype, copy); }
 Tensor Tensor::to(Device device, bool copy) const { return to(device, dtype(), copy); }
 
-Tensor Tensor::clone() const {
-  Tensor out = convert_copy(*this, device(), dtype());
-  autograd::record("CloneBackward0", {*this}, {out}, [](const std::vector<Tensor>& g) { return g; });
+namespace {
+Tensor clone_impl(const Tensor& x, bool contiguous) {
+  Tensor out = convert_copy(x, x.device(), x.dtype(), contiguous);
+  autograd::record("CloneBackward0", {x}, {out}, [](const std::vector<Tensor>& g) { return g; });
   return out;
 }
+}  // namespace
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::clone() const { return clone_impl(*this, false); }
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone_impl(*this, true); }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
   check_inplace(dst, "copy_");
   // Across devices, convert on the source side first (the target may lack the source dtype).
   Tensor s = src.device() == dst.device() ? src : src.to(dst.device(), dst.dtype());
   Tensor b = s.expand(dst.sizes());
-  if (autograd::needs_grad({&src, &dst})) {
-    // dst's old values are overwritten: gradient flows only to src.
-    Tensor result = b.to(dst.dtype(), /*copy=*/true);
+  if (autograd::needs_grad({&s, &dst})) {
+    // dst's old values are overwritten: their gradient is zero; src gets the gradient (summed
+    // over broadcast dims, in its own dtype) when it is floating point.
+    Tensor result;
+    {
+      NoGradGuard ng;
+      result = b.to(dst.dtype(), /*copy=*/true);
+    }
+    const Shape src_shape = s.sizes();
+    const Dtype src_dtype = s.dtype();
+    autograd::record("CopyBackwards", {dst, s}, {result}, [=](const std::vector<Tensor>& g) {
+      Tensor gs = adept::is_floating_point(src_dtype) ? sum_to(g[0].to(src_dtype), src_shape) : Tensor();
+      return std::vector<Tensor>{zeros_like(g[0]), gs};
+    });
     return commit_inplace(dst, result, "copy_");
   }
   if (dst.numel() > 0) copy_kernel().get(dst.device(), "copy_")(dst, b);
@@ -68,19 +87,27 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 Tensor& Tensor::copy_(const Tensor& src) { return adept::copy_(*this, src); }
 
-Tensor& Tensor::fill_(const Scalar& v) {
-  check_inplace(*this, "fill_");
-  if (numel() > 0) fill_kernel().get(device(), "fill_")(*this, v);
-  checked()->storage->bump_version();
-  if (auto* m = impl()->autograd.get(); m && m->grad_fn && is_grad_enabled()) {
-    // The old history no longer contributes: the result is a constant.
-    m->grad_fn = nullptr;
-    m->requires_grad = false;
+namespace {
+// fill_ / zero_: under autograd the result is a constant recorded as `node` (zero gradient to
+// the overwritten values), so the tensor keeps requires_grad as in PyTorch.
+Tensor& fill_impl(Tensor& self, const Scalar& v, const char* op, const char* node) {
+  check_inplace(self, op);
+  if (is_grad_enabled() && self.requires_grad()) {
+    Tensor result = full(self.sizes(), v, TensorOptions(self.dtype()).set_device(self.device()));
+    autograd::record(node, {self}, {result}, [](const std::vector<Tensor>& g) {
+      return std::vector<Tensor>{zeros_like(g[0])};
+    });
+    return commit_inplace(self, result, op);
   }
-  return *this;
+  if (self.numel() > 0) fill_kernel().get(self.device(), op)(self, v);
+  self.impl()->storage->bump_version();
+  return self;
 }
+}  // namespace
 
-Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::fill_(const Scalar& v) { return fill_impl(*this, v, "fill_", "FillBackward0"); }
+
+Tensor& Tensor::zero_() { return fill_impl(*this, 0, "zero_", "ZeroBackward0"); }
 
 Scalar Tensor::item() const {
   ADEPT_CHECK(numel() == 1, ValueError, "item: a Tensor with {} elements cannot be converted to Scalar", numel());

@@ -57,7 +57,9 @@ Tensor scatter_impl(const Tensor& x, int64_t dim, const Tensor& index, const Ten
   ADEPT_CHECK(index.dtype() == kInt64, DtypeError, "{}: Expected dtype int64 for index, got {}", op,
               dtype_name(index.dtype()));
   check_same_device(op, {&x, &index, &src_in});
-  Tensor src = src_in.dtype() == x.dtype() ? src_in : src_in.to(x.dtype());
+  ADEPT_CHECK(src_in.dtype() == x.dtype(), DtypeError, "{}: expected self.dtype to be equal to src.dtype, got {} and {}",
+              op, dtype_name(x.dtype()), dtype_name(src_in.dtype()));
+  const Tensor& src = src_in;
   if (src.dim() != 0) check_gather_shapes(op, x, d, index, &src);
   else check_gather_shapes(op, x, d, index, nullptr);
   Tensor idx = checked_index(index, x.dim() ? x.size(d) : 1, op, false);
@@ -137,7 +139,7 @@ Tensor& scatter_add_(Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, x.dim(), "index_select");
-  ADEPT_CHECK(index.dim() <= 1, ShapeError, "index_select(): Index is supposed to be a vector, got shape {}",
+  ADEPT_CHECK(index.dim() <= 1, IndexError, "index_select(): Index is supposed to be a vector, got shape {}",
               shape_str(index.sizes()));
   check_same_device("index_select", {&x, &index});
   if (x.dim() == 0) {

@@ -1,6 +1,8 @@
 // Internal helpers shared by op implementations.
 #include "ops/helpers.h"
 
+#include <algorithm>
+
 namespace adept {
 
 Device check_same_device(const char* op, std::initializer_list<const Tensor*> ts) {
@@ -44,34 +46,126 @@ void check_inplace(const Tensor& self, const char* op) {
               "{}: unsupported operation: the input tensor (shape {}, strides {}) has overlapping memory "
               "(e.g. it was made by expand); call .clone() before writing to it", op, shape_str(self.sizes()),
               shape_str(self.strides()));
-  if (is_grad_enabled() && self.requires_grad() && self.is_leaf()) {
+  if (!is_grad_enabled()) return;
+  if (self.requires_grad() && self.is_leaf()) {
     throw AutogradError(fmt::format("{}: a leaf Variable that requires grad is being used in an in-place "
                                     "operation.", op));
   }
+  if (const auto& base = self.impl()->view_base; base && base->autograd && base->autograd->requires_grad &&
+                                                 !base->autograd->grad_fn) {
+    throw AutogradError(fmt::format("{}: a view of a leaf Variable that requires grad is being used in an "
+                                    "in-place operation.", op));
+  }
 }
 
-Tensor& commit_inplace(Tensor& self, const Tensor& result, const char* op) {
-  if (result.requires_grad() && self.impl()->is_view) {
-    throw AutogradError(fmt::format(
-        "{}: in-place operation on a view with autograd history is not supported; use the out-of-place "
-        "form (e.g. torch.where / cat) or clone() the view first", op));
+namespace {
+
+// Base-linear (row-major) index of each element of a view (sizes/strides/offset in storage
+// elements) of `base`: an int64 CPU tensor shaped like the view.
+Tensor view_positions_in_base(const Shape& bsizes, const Shape& bstrides, int64_t boff, const Shape& vsizes,
+                              const Shape& vstrides, int64_t voff) {
+  int64_t bnumel = 1;
+  for (int64_t s : bsizes) bnumel *= s;
+  // Storage position -> base-linear index over the span the base covers.
+  int64_t lo = boff, hi = boff;
+  for (size_t d = 0; d < bsizes.size(); ++d) hi += (bsizes[d] - 1) * bstrides[d];
+  std::vector<int64_t> inv(static_cast<size_t>(std::max<int64_t>(hi - lo + 1, 0)), -1);
+  Shape idx(bsizes.size(), 0);
+  for (int64_t i = 0; i < bnumel; ++i) {
+    int64_t p = boff;
+    for (size_t d = 0; d < idx.size(); ++d) p += idx[d] * bstrides[d];
+    inv[p - lo] = i;
+    for (int64_t d = static_cast<int64_t>(idx.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < bsizes[d]) break;
+      idx[d] = 0;
+    }
   }
+  Tensor out = empty(vsizes, TensorOptions(kInt64));
+  int64_t* o = out.data_ptr<int64_t>();
+  const int64_t n = out.numel();
+  Shape vi(vsizes.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t p = voff;
+    for (size_t d = 0; d < vi.size(); ++d) p += vi[d] * vstrides[d];
+    const int64_t at = p - lo;
+    if (at < 0 || at >= static_cast<int64_t>(inv.size()) || inv[at] < 0) {
+      throw AutogradError("in-place write through a view that reaches outside its base's elements is not "
+                          "supported with autograd");
+    }
+    o[i] = inv[at];
+    for (int64_t d = static_cast<int64_t>(vi.size()) - 1; d >= 0; --d) {
+      if (++vi[d] < vsizes[d]) break;
+      vi[d] = 0;
+    }
+  }
+  return out;
+}
+
+// Records that the view `self` of `base` now holds `result`: the base's history becomes
+// CopySlices(old base history, result), which sends the gradient of the view's region to
+// `result` and the rest to the base's old value (PyTorch's CopySlices).
+void rebase_base_on_view_write(const Tensor& base, const Tensor& self, const Tensor& result) {
+  const Shape bsizes = base.sizes(), bstrides = base.strides(), vsizes = self.sizes(), vstrides = self.strides();
+  const int64_t boff = base.storage_offset(), voff = self.storage_offset();
+  const Dtype rdtype = result.dtype();
+  autograd::record("CopySlices", {base, result}, {base}, [=](const std::vector<Tensor>& g) {
+    Tensor pos = view_positions_in_base(bsizes, bstrides, boff, vsizes, vstrides, voff);
+    Tensor mask = zeros({g[0].numel()}, TensorOptions(kBool));
+    bool* m = mask.data_ptr<bool>();
+    const int64_t* p = pos.data_ptr<int64_t>();
+    for (int64_t i = 0; i < pos.numel(); ++i) m[p[i]] = true;
+    const Device dev = g[0].device();
+    Tensor g_base = masked_fill(g[0], mask.view(bsizes).to(dev), Scalar(0));
+    Tensor g_view = index_select(g[0].reshape({-1}), 0, pos.reshape({-1}).to(dev)).view(vsizes).to(rdtype);
+    return std::vector<Tensor>{g_base, g_view};
+  });
+}
+
+}  // namespace
+
+Tensor& commit_inplace(Tensor& self, const Tensor& result, const char* op) {
   copy_kernel().get(self.device(), op)(self, result);
   self.impl()->storage->bump_version();
-  if (result.requires_grad()) {
-    auto* impl = self.impl();
-    if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
-    auto* rm = result.impl()->autograd.get();
-    impl->autograd->requires_grad = true;
-    impl->autograd->grad_fn = rm->grad_fn;
-    impl->autograd->output_nr = rm->output_nr;
+  if (!result.requires_grad()) return self;
+  if (const auto& base = self.impl()->view_base) {
+    // The view's own history is re-derived from the base's on next use (refresh_view).
+    rebase_base_on_view_write(Tensor(base), self, result);
+    return self;
   }
+  auto* impl = self.impl();
+  if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+  auto* rm = result.impl()->autograd.get();
+  impl->autograd->requires_grad = true;
+  impl->autograd->grad_fn = rm->grad_fn;
+  impl->autograd->output_nr = rm->output_nr;
   return self;
 }
 
 Tensor fresh_result(Tensor t) {
   t.impl()->is_view = false;
+  t.impl()->view_base = nullptr;
   return t;
+}
+
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with size > 1
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) == 0) return true;
+    if (t.size(d) != 1) dims.emplace_back(t.stride(d), t.size(d));
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (auto [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+Tensor empty_like_layout(const Tensor& x, Dtype dtype, Device device) {
+  TensorOptions o = TensorOptions(dtype).set_device(device);
+  if (x.is_contiguous() || x.numel() == 0 || !is_non_overlapping_and_dense(x)) return empty(x.sizes(), o);
+  return empty_strided(x.sizes(), x.strides(), o);
 }
 
 Tensor wrap_scalar(const Scalar& s, Dtype dtype, Device device) {

@@ -30,6 +30,12 @@ bool has_internal_overlap(const Tensor& t);
 /// reductions, matmul's batch reshape) owns its storage alone: mark it as not a view, so in-place
 /// ops on it are allowed like on any fresh result. Returns `t`.
 Tensor fresh_result(Tensor t);
+/// True when `t`'s elements exactly tile a block of memory (a permutation of a contiguous layout,
+/// no gaps, no overlap); size-1 dims are ignored.
+bool is_non_overlapping_and_dense(const Tensor& t);
+/// Uninitialised tensor shaped like `x` that keeps x's strides when x is non-overlapping and
+/// dense (PyTorch's preserve_format), else contiguous.
+Tensor empty_like_layout(const Tensor& x, Dtype dtype, Device device);
 /// 0-d tensor of `dtype` holding `s`.
 Tensor wrap_scalar(const Scalar& s, Dtype dtype, Device device);
 /// Bitmask of the reduced dims (after wrapping); all dims when `dims` is empty.

@@ -264,10 +264,12 @@ Tensor put_out_of_place(const Tensor& self, const std::vector<TensorIndex>& expr
     NoGradGuard ng;
     write_indexed(decompose(out, expr, scalar_tensor_selects, op), value.detach(), accumulate, op);
   }
-  if (autograd::needs_grad({&self, &value})) {
-    bool gv = value.requires_grad();
-    Shape value_shape = value.sizes();
-    record("IndexPutBackward0", {self, value}, {out}, [=](const Grads& g) {
+  if (autograd::needs_grad({&self, &value_in})) {
+    // The value's gradient is taken in its own dtype (as PyTorch sums it), not in self's.
+    bool gv = value_in.requires_grad();
+    Shape value_shape = value_in.sizes();
+    Dtype value_dtype = value_in.dtype();
+    record("IndexPutBackward0", {self, value_in}, {out}, [=](const Grads& g) {
       Tensor grad_self = accumulate ? g[0]
                                     : put_out_of_place(g[0], expr, zeros({}, TensorOptions(g[0].dtype()).set_device(
                                                                             g[0].device())),
@@ -277,7 +279,7 @@ Tensor put_out_of_place(const Tensor& self, const std::vector<TensorIndex>& expr
         Decomposed d = decompose(g[0], expr, scalar_tensor_selects, op);
         Tensor gi = d.has_adv ? advanced_index(d.view, d.adv, op) : d.view;
         Tensor stripped = strip_leading_ones(zeros(value_shape, TensorOptions(kBool)), gi.dim());
-        grad_value = sum_to(gi, stripped.sizes()).reshape(value_shape);
+        grad_value = sum_to(gi.to(value_dtype), stripped.sizes()).reshape(value_shape);
       }
       return Grads{grad_self, grad_value};
     });

@@ -46,17 +46,22 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
       off += t.size(d);
     }
   }
-  if (autograd::needs_grad(parts)) {
+  if (autograd::needs_grad(tensors)) {
+    // Skipped (0,) inputs get an empty gradient, as in PyTorch; -1 marks them.
     std::vector<int64_t> sizes;
     std::vector<Dtype> dtypes;
-    for (const Tensor& t : parts) {
-      sizes.push_back(t.size(d));
+    for (const Tensor& t : tensors) {
+      sizes.push_back(t.dim() == 1 && t.size(0) == 0 ? -1 : t.size(d));
       dtypes.push_back(t.dtype());
     }
-    record("CatBackward0", parts, {out}, [=](const Grads& g) {
+    record("CatBackward0", tensors, {out}, [=](const Grads& g) {
       Grads r;
       int64_t off = 0;
       for (size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] < 0) {
+          r.push_back(zeros({0}, TensorOptions(dtypes[i]).set_device(g[0].device())));
+          continue;
+        }
         Tensor gi = g[0].narrow(d, off, sizes[i]);
         r.push_back(gi.dtype() == dtypes[i] ? gi : gi.to(dtypes[i]));
         off += sizes[i];

@@ -12,8 +12,7 @@ namespace {
 void check_matmul_dtypes(const char* op, const Tensor& a, const Tensor& b) {
   ADEPT_CHECK(a.dtype() == b.dtype(), DtypeError, "{}: expected both operands to have the same dtype, but got {} and {}",
               op, dtype_name(a.dtype()), dtype_name(b.dtype()));
-  ADEPT_CHECK(a.is_floating_point(), DtypeError, "{}: not implemented for '{}' (floating dtypes only)", op,
-              dtype_name(a.dtype()));
+  ADEPT_CHECK(a.dtype() != kBool, DtypeError, "{}: not implemented for 'bool'", op);
   check_same_device(op, {&a, &b});
 }
 

@@ -36,8 +36,17 @@ Tensor pad(const Tensor& x, const Shape& pads, const std::string& mode, double v
     }
     return out;
   }
-  ADEPT_CHECK(mode == "reflect" || mode == "replicate" || mode == "circular", ValueError,
-              "pad: unsupported mode '{}' (expected constant, reflect, replicate or circular)", mode);
+  // PyTorch raises NotImplementedError for an unknown mode.
+  ADEPT_CHECK(mode == "reflect" || mode == "replicate" || mode == "circular", NotImplementedForDevice,
+              "pad: unrecognised padding mode '{}' (expected constant, reflect, replicate or circular)", mode);
+  if (mode != "circular") {
+    // Only a leading batch dim may be empty (the dims before it are treated as batch dims too).
+    for (int64_t k = std::max<int64_t>(x.dim() - np - 1, 0); k < x.dim(); ++k) {
+      ADEPT_CHECK(x.size(k) > 0, ShapeError,
+                  "pad: {} padding expects a tensor with a possibly empty batch dim and non-empty other dims, but "
+                  "got {}", mode, shape_str(x.sizes()));
+    }
+  }
   Tensor out = x;
   for (int64_t i = 0; i < np; ++i) {
     int64_t d = x.dim() - 1 - i, l = pads[2 * i], r = pads[2 * i + 1], n = x.size(d);

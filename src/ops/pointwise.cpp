@@ -184,7 +184,7 @@ Tensor div_rounding(const Tensor& a, const Tensor& b, Dtype compute, const std::
 
 Tensor run_unary(UnaryOp op, const char* name, const Tensor& x, Dtype compute, Dtype out_dtype,
                  const UnaryParams& p = {}) {
-  Tensor out = empty(x.sizes(), TensorOptions(out_dtype).set_device(x.device()));
+  Tensor out = empty_like_layout(x, out_dtype, x.device());
   NoGradGuard ng;
   Tensor xc = x.to(compute);
   unary_kernel().get(x.device(), name)(op, out, xc, p);
@@ -269,12 +269,26 @@ Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   Dtype c = rt(a, b);
   return add_impl(a, wrap_scalar(b, c, a.device()), alpha, c, false);
 }
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return add_impl(a, b, alpha, rt(a, b), true); }
+namespace {
+// PyTorch rejects subtraction as soon as one operand (tensor or scalar) is bool.
+void check_sub_operands(bool any_bool) {
+  ADEPT_CHECK(!any_bool, DtypeError,
+              "sub: subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+              "mask, use the `~` or `logical_not()` operator instead.");
+}
+}  // namespace
+
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  check_sub_operands(a.dtype() == kBool || b.dtype() == kBool);
+  return add_impl(a, b, alpha, rt(a, b), true);
+}
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  check_sub_operands(a.dtype() == kBool || b.is_bool());
   Dtype c = rt(a, b);
   return add_impl(a, wrap_scalar(b, c, a.device()), alpha, c, true);
 }
 Tensor rsub(const Tensor& a, const Scalar& b) {
+  check_sub_operands(a.dtype() == kBool || b.is_bool());
   Dtype c = rt(a, b);
   return add_impl(wrap_scalar(b, c, a.device()), a, 1, c, true);
 }
@@ -362,12 +376,15 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   NoGradGuard ng;
   ADEPT_CHECK(a.dtype() == b.dtype(), DtypeError, "isclose: {} did not match {}", dtype_name(a.dtype()), dtype_name(b.dtype()));
   Tensor close = eq(a, b);
-  if (a.is_floating_point()) {
-    Tensor diff = abs(sub(a, b));
-    Tensor tol = add(mul(abs(b), rtol), atol);
-    close = logical_or(close, logical_and(le(diff, tol), isfinite(diff)));
-    if (equal_nan) close = logical_or(close, logical_and(isnan(a), isnan(b)));
-  }
+  if (!a.is_floating_point() && rtol == 0 && atol == 0) return close;
+  // Integer and bool operands are compared in the default float dtype (no wrap-around), as in
+  // PyTorch.
+  const Dtype f = a.is_floating_point() ? a.dtype() : default_float_dtype();
+  Tensor af = a.to(f), bf = b.to(f);
+  Tensor diff = abs(sub(af, bf));
+  Tensor tol = add(mul(abs(bf), rtol), atol);
+  close = logical_or(close, logical_and(le(diff, tol), isfinite(diff)));
+  if (equal_nan && a.is_floating_point()) close = logical_or(close, logical_and(isnan(a), isnan(b)));
   return close;
 }
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

@@ -78,7 +78,8 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim, std::optional<Dtype
   if (autograd::needs_grad({&x})) {
     Shape in = x.sizes();
     Dtype dx = x.dtype();
-    record("SumBackward1", {x}, {out}, [=](const Grads& g) {
+    // PyTorch names the full reduction SumBackward0 and the one over dims SumBackward1.
+    record(dims.empty() ? "SumBackward0" : "SumBackward1", {x}, {out}, [=](const Grads& g) {
       Tensor r = expand_back(g[0], in, mask);
       return Grads{r.dtype() == dx ? r : r.to(dx)};
     });
@@ -211,7 +212,16 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
   // Empty slices have norm 0 for every p (torch 1.13), also for +-inf where amax/amin would raise.
   if (std::isinf(p) && reduced_count(x.sizes(), mask) == 0) return sum(abs(x), d, keepdim);
   if (std::isinf(p)) return p > 0 ? amax(abs(x), d, keepdim) : amin(abs(x), d, keepdim);
-  if (p == 0) return sum(ne(x, 0).to(x.dtype()), d, keepdim);
+  if (p == 0) {
+    // The count of non-zeros: requires grad, but (as in PyTorch) sends no gradient to x.
+    Tensor out;
+    {
+      NoGradGuard ng;
+      out = sum(ne(x, 0).to(x.dtype()), d, keepdim);
+    }
+    record("NormBackward1", {x}, {out}, [](const Grads&) { return Grads{Tensor()}; });
+    return out;
+  }
   if (p == 1) return sum(abs(x), d, keepdim);
   Tensor out;
   {
@@ -246,11 +256,15 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
 
 Tensor all(const Tensor& x, const Shape& dims, bool keepdim) {
   uint64_t mask = dims_mask(dims, x.dim(), "all");
-  return finish_dims(run_reduce(ReduceOp::All, "all", x, mask, x.dtype(), kBool), x.sizes(), mask, keepdim);
+  // uint8 inputs give uint8 results (0/1), as in PyTorch.
+  Tensor r = finish_dims(run_reduce(ReduceOp::All, "all", x, mask, x.dtype(), kBool), x.sizes(), mask, keepdim);
+  return x.dtype() == kUInt8 ? fresh_result(r.to(kUInt8)) : r;
 }
 Tensor any(const Tensor& x, const Shape& dims, bool keepdim) {
   uint64_t mask = dims_mask(dims, x.dim(), "any");
-  return finish_dims(run_reduce(ReduceOp::Any, "any", x, mask, x.dtype(), kBool), x.sizes(), mask, keepdim);
+  // uint8 inputs give uint8 results (0/1), as in PyTorch.
+  Tensor r = finish_dims(run_reduce(ReduceOp::Any, "any", x, mask, x.dtype(), kBool), x.sizes(), mask, keepdim);
+  return x.dtype() == kUInt8 ? fresh_result(r.to(kUInt8)) : r;
 }
 
 Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {

@@ -79,7 +79,8 @@ namespace {
 
 // Keeps x where (col - row) <= diagonal (lower) or >= diagonal (upper), zero elsewhere.
 Tensor triangle(const Tensor& x, int64_t diagonal, bool lower, const char* op) {
-  ADEPT_CHECK(x.dim() >= 2, ShapeError, "{}: input tensor must have at least 2 dimensions, got shape {}", op,
+  // PyTorch reports this as a dim out of range (IndexError).
+  ADEPT_CHECK(x.dim() >= 2, IndexError, "{}: input tensor must have at least 2 dimensions, got shape {}", op,
               shape_str(x.sizes()));
   const TensorOptions long_opts = TensorOptions(kInt64).set_device(x.device());
   Tensor rows = arange(x.size(-2), long_opts).view({-1, 1});

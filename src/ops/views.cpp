@@ -17,6 +17,9 @@ Tensor make_view(const Tensor& x, Shape sizes, Shape strides, int64_t offset) {
   impl->storage_offset = offset;
   impl->dtype = x.dtype();
   impl->is_view = true;
+  // Views of views share the root base, so in-place writes anywhere re-derive every view's history.
+  impl->view_base = x.impl()->view_base ? x.impl()->view_base : x.impl_ptr();
+  impl->view_version = x._version();
   return Tensor(impl);
 }
 
@@ -108,7 +111,8 @@ Tensor view(const Tensor& x, const Shape& shape_in) {
 Tensor reshape(const Tensor& x, const Shape& shape_in) {
   Shape shape = infer_size(shape_in, x.numel(), "reshape");
   if (view_strides(x, shape)) return view(x, shape);
-  return view(x.clone(), shape);
+  // A copy: the result owns its storage (not a view of the temporary), as in PyTorch.
+  return fresh_result(view(x.contiguous(), shape));
 }
 
 Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride, std::optional<int64_t> offset) {
@@ -203,7 +207,7 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start_o, std::
     Shape in = x.sizes();
     record("SliceBackward0", {x}, {out}, [=](const std::vector<Tensor>& g) {
       Tensor gi = zeros(in, TensorOptions(g[0].dtype()).set_device(g[0].device()));
-      NoGradGuard ng;
+      // Differentiable (CopySlices under create_graph), so double backward keeps the graph.
       gi.slice(d, start, stop, step).copy_(g[0]);
       return std::vector<Tensor>{gi};
     });
@@ -236,7 +240,7 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
     Shape in = x.sizes();
     record("SelectBackward0", {x}, {out}, [=](const std::vector<Tensor>& g) {
       Tensor gi = zeros(in, TensorOptions(g[0].dtype()).set_device(g[0].device()));
-      NoGradGuard ng;
+      // Differentiable (CopySlices under create_graph), so double backward keeps the graph.
       gi.select(d, index).copy_(g[0]);
       return std::vector<Tensor>{gi};
     });

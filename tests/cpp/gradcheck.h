@@ -46,7 +46,7 @@ inline ::testing::AssertionResult gradcheck(const GradFn& f, const std::vector<T
 
   // Scalar objective on plain (no-grad) copies.
   std::vector<Tensor> plain;
-  for (const Tensor& t : inputs) plain.push_back(t.defined() ? t.detach().clone() : t);
+  for (const Tensor& t : inputs) plain.push_back(t.defined() ? t.detach().clone().contiguous() : t);
   Tensor vd = v.to(kFloat64);
   auto objective = [&]() {
     NoGradGuard ng;

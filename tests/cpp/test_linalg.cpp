@@ -137,7 +137,7 @@ TEST(Matmul, Errors) {
   EXPECT_THROW(matmul(ones({}), ones({3})), ShapeError);
   EXPECT_THROW(matmul(ones({2, 2, 3}), ones({3, 3, 2})), ShapeError);  // batch 2 vs 3
   EXPECT_THROW(matmul(ones({2, 3}), ones({3, 2}, kFloat64)), DtypeError);
-  EXPECT_THROW(matmul(ones({2, 3}, kInt64), ones({3, 2}, kInt64)), DtypeError);
+  EXPECT_THROW(matmul(ones({2, 3}, kBool), ones({3, 2}, kBool)), DtypeError);
   EXPECT_THROW(mm(ones({2, 3, 1}), ones({3, 2})), ShapeError);
   EXPECT_THROW(mm(ones({2, 3}), ones({2, 3})), ShapeError);
   EXPECT_THROW(bmm(ones({2, 2, 3}), ones({3, 3, 2})), ShapeError);

@@ -204,7 +204,8 @@ class Case:
     of shapes, one per input); the first set runs for every dtype and every layout, the others
     (broadcast, zero-size, 0-d ...) run for the first dtype. tol: multiplier of TOL. grad: run
     backward when torch's output requires grad. compare: "values" or "meta" (shape/dtype only, for
-    uninitialised results). xfail: {dtype or "*": reason} for documented, known divergences.
+    uninitialised results). xfail: {dtype, "layout:<layout>" or "*": reason} for documented, known
+    divergences.
     lowp_ref: "float32" (16-bit results are checked against torch in float32, rounded once) or
     "native" (torch's own 16-bit result, for ops whose result depends on the dtype's range).
     known: {adept exception class name: reason}: a known, unimplemented feature; when adept raises
@@ -297,8 +298,9 @@ def params(cases):
             assert v.id not in seen, f"duplicate case id {v.id}"
             seen.add(v.id)
             marks = []
-            if c.xfail and (v.dtype in c.xfail or "*" in c.xfail):
-                reason = c.xfail.get(v.dtype, c.xfail.get("*"))
+            layout_key = f"layout:{v.layout}"
+            if c.xfail and (v.dtype in c.xfail or "*" in c.xfail or layout_key in c.xfail):
+                reason = c.xfail.get(v.dtype, c.xfail.get(layout_key, c.xfail.get("*")))
                 marks.append(pytest.mark.xfail(reason=reason, strict=False))
             ps.append(pytest.param(v, id=v.id, marks=marks))
     return ps
@@ -559,11 +561,19 @@ VULKAN_FLOAT_ONLY = {"matmul", "mm", "bmm", "softmax", "softmax_neg_dim", "log_s
                      "mean_dims_keepdim", "silu", "sigmoid", "exp", "tanh", "div", "div_op"}
 
 
+def skip_if_device_lacks(device: str, dtype: str):
+    """Skips a test whose dtype the (non-CPU) device cannot hold."""
+    if device.startswith("vulkan") and dtype not in VULKAN_DTYPES | {"int64"}:
+        pytest.skip(f"{device} has no {dtype} tensors")
+
+
 def _device_gap(device: str, v: Variant, e: BaseException):
     """On a non-CPU device, an op or dtype without a kernel is a skip, unless the backend must
     have it (VULKAN_REQUIRED in a supported dtype): then the error stands."""
     if device == "cpu" or not isinstance(e, NotImplementedError) or "vulkan" not in str(e):
         return
+    if str(e).startswith("to: dtype"):
+        pytest.skip(f"an input's dtype cannot live on {device}: {e}")
     dtypes = {"float32", "float16"} if v.case.name in VULKAN_FLOAT_ONLY else VULKAN_DTYPES
     if v.case.name in VULKAN_REQUIRED and v.dtype in dtypes:
         return

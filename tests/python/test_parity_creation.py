@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from parity import (ALL, FLOAT, Arg, Case, ErrCase, check_raises_like, dtype_name, err_params, params, run_adept,
-                    run_error, run_variant, to_numpy)
+                    run_error, run_variant, skip_if_device_lacks, to_numpy)
 
 
 META = [((3, 4),), ((0, 4),), ((),)]
@@ -140,6 +140,7 @@ RANDOM = {
 @pytest.mark.parametrize("name", list(RANDOM))
 def test_random(m, device, name):
     fn, dt, (lo, hi), (mean, std) = RANDOM[name]
+    skip_if_device_lacks(device, dt)
     m.manual_seed(1234)
     a, b = run_adept(lambda: fn(m, device)), fn(m, device)
     m.manual_seed(1234)
@@ -165,6 +166,7 @@ def test_random_int_dtype_and_empty(m, device):
 
 @pytest.mark.parametrize("dt", FLOAT)
 def test_random_float_dtypes(m, device, dt):
+    skip_if_device_lacks(device, dt)
     m.manual_seed(7)
     x = m.rand(500, dtype=getattr(m, dt), device=device)
     v = to_numpy(x)

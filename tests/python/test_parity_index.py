@@ -17,7 +17,10 @@ def idx_case(name, fn, shapes, args, dtypes=NUM, **kw):
     return Case(name, fn, shapes, args, dtypes, **kw)
 
 
-VIEW_INPLACE = {"AutogradError": "in-place write into a view of a tensor with autograd history"}
+# torch 1.13 scatters masked_select's gradient of a non-contiguous input in memory order, not in
+# the forward's row-major order (y = [x00, x01, x10, ...] gets grad(x01) = g[2] for a transposed x);
+# adept's gradient is the mathematically right one (C++ test MaskedSelect.BackwardOfTransposed...).
+MASKED_SELECT_T = {"layout:transposed": "torch 1.13 bug: masked_select backward of a transposed input"}
 
 
 def setitem(key, value=None):
@@ -80,8 +83,9 @@ CASES = [
              [((5, 3), (6,), (6, 3))], (Arg(), Idx(0, 0), Arg())),
     # masks and nonzero
     idx_case("masked_select", lambda m, x, k: m.masked_select(x, k), [((3, 4), (3, 4)), ((3, 4), (4,)),
-             ((0, 4), (4,)), ((), ())], (Arg(), MASK), ALL),
-    idx_case("masked_select_method", lambda m, x, k: x.masked_select(k), [((2, 3, 4), (3, 1))], (Arg(), MASK)),
+             ((0, 4), (4,)), ((), ())], (Arg(), MASK), ALL, xfail=MASKED_SELECT_T),
+    idx_case("masked_select_method", lambda m, x, k: x.masked_select(k), [((2, 3, 4), (3, 1))], (Arg(), MASK),
+             xfail=MASKED_SELECT_T),
     Case("nonzero", lambda m, x: m.nonzero(x), [((3, 4),), ((0, 3),), ((),), ((2, 3, 4),)], (Arg("dups"),), ALL),
     Case("nonzero_method", lambda m, x: x.nonzero(), [((5,),)], (Arg("dups"),), NUM),
     # unique
@@ -133,21 +137,18 @@ CASES = [
     Case("getitem_bool_scalar", lambda m, x: x[True], [((3,),)], None, NUM),
     # Python indexing: assignment (gradients flow to the original and to the assigned tensor)
     Case("setitem_mask_scalar", setitem(lambda m, x, k: k, 0.0), [((3, 4), (3, 4)), ((0, 4), (0, 4))],
-         (Arg(), MASK), ALL, known=VIEW_INPLACE),
-    Case("setitem_mask_tensor", setitem(lambda m, x, k: k), [((3, 4), (3, 4), ())], (Arg(), MASK, Arg()), NUM,
-         known=VIEW_INPLACE),
-    Case("setitem_int_row", setitem(lambda m, x: 1), [((3, 4), (4,)), ((3, 4), ())], (Arg(), Arg()), ALL,
-         known=VIEW_INPLACE),
+         (Arg(), MASK), ALL),
+    Case("setitem_mask_tensor", setitem(lambda m, x, k: k), [((3, 4), (3, 4), ())], (Arg(), MASK, Arg()), NUM),
+    Case("setitem_int_row", setitem(lambda m, x: 1), [((3, 4), (4,)), ((3, 4), ())], (Arg(), Arg()), ALL),
     Case("setitem_slice_step", setitem(lambda m, x: (slice(None), slice(None, None, 2))), [((3, 5), (3, 1))],
-         (Arg(), Arg()), NUM, known=VIEW_INPLACE),
-    Case("setitem_ellipsis_scalar", setitem(lambda m, x: (Ellipsis, 0), 2), [((2, 3, 4),)], None, NUM,
-         known=VIEW_INPLACE),
+         (Arg(), Arg()), NUM),
+    Case("setitem_ellipsis_scalar", setitem(lambda m, x: (Ellipsis, 0), 2), [((2, 3, 4),)], None, NUM),
     Case("setitem_tensor_index", setitem(lambda m, x, i: i), [((5, 3), (2,), (2, 3))], (Arg(), UIdx(0, 0), Arg()),
-         NUM, known=VIEW_INPLACE),
+         NUM),
     Case("setitem_two_tensors", setitem(lambda m, x, i, j: (i, j)), [((4, 5), (3,), (3,), (3,))],
-         (Arg(), UIdx(0, 0), Idx(0, 1), Arg()), NUM, known=VIEW_INPLACE),
+         (Arg(), UIdx(0, 0), Idx(0, 1), Arg()), NUM),
     Case("setitem_cast_value", setitem(lambda m, x: slice(0, 2)), [((3, 4), (4,))],
-         (Arg(), Arg(dtype="float64")), NUM, known=VIEW_INPLACE),
+         (Arg(), Arg(dtype="float64")), NUM),
 ]
 
 ERRORS = [

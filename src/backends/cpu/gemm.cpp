@@ -51,6 +51,31 @@ void gemm_batch(const Tensor& out, const Tensor& a_in, const Tensor& b_in) {
   }
 }
 
+// Integer GEMM: a plain strided loop (no BLAS for integers). Products and sums wrap modulo 2^64 and
+// are truncated to T, which gives the same low bits as PyTorch's wrap-around in T.
+template <class T>
+void gemm_int(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const T* pa = a.data_ptr<T>();
+  const T* pb = b.data_ptr<T>();
+  T* pc = out.data_ptr<T>();
+  const int64_t as0 = a.stride(0), as1 = a.stride(1), as2 = a.stride(2);
+  const int64_t bs0 = b.stride(0), bs1 = b.stride(1), bs2 = b.stride(2);
+  const int64_t cs0 = out.stride(0), cs1 = out.stride(1), cs2 = out.stride(2);
+  for (int64_t i = 0; i < B; ++i) {
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t n = 0; n < N; ++n) {
+        uint64_t acc = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          acc += static_cast<uint64_t>(static_cast<int64_t>(pa[i * as0 + m * as1 + k * as2])) *
+                 static_cast<uint64_t>(static_cast<int64_t>(pb[i * bs0 + k * bs1 + n * bs2]));
+        }
+        pc[i * cs0 + m * cs1 + n * cs2] = static_cast<T>(acc);
+      }
+    }
+  }
+}
+
 void bmm_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (out.numel() == 0) return;
   if (a.size(2) == 0) {
@@ -66,6 +91,9 @@ void bmm_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
       Tensor(out).copy_(o32);
       break;
     }
+    case kUInt8: gemm_int<uint8_t>(out, a, b); break;
+    case kInt32: gemm_int<int32_t>(out, a, b); break;
+    case kInt64: gemm_int<int64_t>(out, a, b); break;
     default: detail::throw_dtype_unsupported("matmul", out.dtype());
   }
 }
