@@ -17,14 +17,7 @@ namespace {
 
 // Private restrided alias of `t` (no autograd): the kernels' view of an operand.
 Tensor restride(const Tensor& t, const Shape& sizes, const Shape& strides) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = t.impl()->storage;
-  impl->sizes = sizes;
-  impl->strides = strides;
-  impl->storage_offset = t.storage_offset();
-  impl->dtype = t.dtype();
-  impl->is_view = true;
-  return Tensor(impl);
+  return restrided(t, sizes, strides, t.storage_offset());
 }
 
 bool is_mask_dtype(Dtype d) { return d == kBool || d == kUInt8; }

@@ -97,19 +97,15 @@ Tensor flip(const Tensor& x, const Shape& dims) {
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).set_device(x.device()));
   if (x.numel() > 0) {
     // A private view with negative strides reads x backwards along the flipped dims.
-    auto impl = std::make_shared<TensorImpl>();
-    impl->storage = x.impl()->storage;
-    impl->sizes = x.sizes();
-    impl->strides = x.strides();
-    impl->dtype = x.dtype();
-    impl->storage_offset = x.storage_offset();
+    Shape strides = x.strides();
+    int64_t offset = x.storage_offset();
     for (int64_t d = 0; d < x.dim(); ++d) {
       if ((mask >> d) & 1) {
-        impl->storage_offset += (x.size(d) - 1) * x.stride(d);
-        impl->strides[d] = -x.stride(d);
+        offset += (x.size(d) - 1) * x.stride(d);
+        strides[d] = -x.stride(d);
       }
     }
-    copy_kernel().get(x.device(), "flip")(out, Tensor(impl));
+    copy_kernel().get(x.device(), "flip")(out, restrided(x, x.sizes(), strides, offset));
   }
   Shape fd = dims;
   record("FlipBackward0", {x}, {out}, [fd](const Grads& g) { return Grads{flip(g[0], fd)}; });

@@ -2,6 +2,17 @@
 #include "ops/kernels.h"
 
 namespace adept {
+
+Tensor restrided(const Tensor& t, Shape sizes, Shape strides, int64_t storage_offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = t.impl()->storage;
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->storage_offset = storage_offset;
+  impl->dtype = t.dtype();
+  return Tensor(impl);
+}
+
 ADEPT_DEFINE_KERNEL(copy_kernel, void(const Tensor&, const Tensor&))
 ADEPT_DEFINE_KERNEL(fill_kernel, void(const Tensor&, const Scalar&))
 ADEPT_DEFINE_KERNEL(unary_kernel, void(UnaryOp, const Tensor&, const Tensor&, const UnaryParams&))

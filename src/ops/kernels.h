@@ -33,6 +33,10 @@ inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= Bina
 
 enum class ReduceOp : int { Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any };
 
+/// A private alias of `t`'s storage with another geometry (any strides, negative too) and no
+/// autograd history: how ops and kernels see an operand through a different layout.
+Tensor restrided(const Tensor& t, Shape sizes, Shape strides, int64_t storage_offset);
+
 /// dst[i] = cast(src[i]); dtypes may differ, same device.
 ADEPT_DECLARE_KERNEL(copy_kernel, void(const Tensor& dst, const Tensor& src))
 /// dst[i] = value.

@@ -14,13 +14,7 @@ namespace {
 Tensor along_dim_view(const Tensor& t, const Shape& shape, int64_t dim) {
   Shape strides = t.strides();
   strides[dim] = 0;
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = t.impl()->storage;
-  impl->sizes = shape;
-  impl->strides = strides;
-  impl->storage_offset = t.storage_offset();
-  impl->dtype = t.dtype();
-  return Tensor(impl);
+  return restrided(t, shape, strides, t.storage_offset());
 }
 
 void gather_cpu(const Tensor& out, const Tensor& x, int64_t dim, const Tensor& index) {

@@ -14,13 +14,8 @@ namespace {
 
 // `t` without its last dim (points at element 0 of each row).
 Tensor rows_view(const Tensor& t) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = t.impl()->storage;
-  impl->sizes = Shape(t.sizes().begin(), t.sizes().end() - 1);
-  impl->strides = Shape(t.strides().begin(), t.strides().end() - 1);
-  impl->storage_offset = t.storage_offset();
-  impl->dtype = t.dtype();
-  return Tensor(impl);
+  return restrided(t, Shape(t.sizes().begin(), t.sizes().end() - 1),
+                   Shape(t.strides().begin(), t.strides().end() - 1), t.storage_offset());
 }
 
 template <class T>
