@@ -20,7 +20,7 @@ PipelineCache::~PipelineCache() {
 const Pipeline& PipelineCache::get(const std::string& shader, const std::vector<int32_t>& spec, uint32_t bindings,
                                    uint32_t push_size, const char* op) {
   std::string key = shader;
-  for (int32_t s : spec) key += ":" + std::to_string(s);
+  for (int32_t s : spec) key += fmt::format(":{}", s);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pipelines_.find(key);
   if (it != pipelines_.end()) return it->second;
