@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+cmake --build --preset release -j "${JOBS:-$(nproc)}"
 PYTHONPATH="$PWD/build/release/python" /usr/bin/python3 examples/train_digits.py "$@"

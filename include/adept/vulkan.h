@@ -26,6 +26,9 @@ struct VulkanDeviceInfo {
   bool int64 = false;            // shaderInt64
   bool int8_storage = false;     // 8-bit storage (bool tensors)
   bool cooperative_matrix = false;  // float16 matmul on VK_NV_cooperative_matrix is in use
+  /// Driver quirk: an invocation's loop iterations (all loops together) beyond this are cut short
+  /// (llvmpipe); 0 = no limit. Kernels split their work to stay well below it.
+  uint32_t loop_iteration_limit = 0;
   std::string str() const;
 };
 

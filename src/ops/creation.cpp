@@ -26,12 +26,22 @@ Tensor empty_strided(const Shape& shape, const Shape& strides, const TensorOptio
   Dtype dtype = o.dtype.value_or(default_float_dtype());
   int64_t extent = 1;  // elements needed: 1 + sum((size-1)*stride)
   bool empty_t = false;
+  bool overflow = false;
+  int64_t numel = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 0) empty_t = true;
-    extent += (shape[d] - 1) * strides[d];
+    int64_t term;
+    overflow |= __builtin_mul_overflow(shape[d] > 0 ? shape[d] - 1 : 0, strides[d] < 0 ? -strides[d] : strides[d], &term);
+    overflow |= __builtin_add_overflow(extent, term, &extent);
+    overflow |= __builtin_mul_overflow(numel, shape[d], &numel);
   }
+  int64_t nbytes = 0;
+  overflow |= __builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes);
+  ADEPT_CHECK(empty_t || !overflow, ValueError,
+              "empty_strided: storage size calculation overflowed with sizes={} and strides={} (dtype {})",
+              shape_str(shape), shape_str(strides), dtype_name(dtype));
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = Storage::allocate(empty_t ? 0 : extent * element_size(dtype), o.device);
+  impl->storage = Storage::allocate(empty_t ? 0 : static_cast<size_t>(nbytes), o.device);
   impl->sizes = shape;
   impl->strides = strides;
   impl->dtype = dtype;
@@ -96,6 +106,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
               "arange: upper bound and larger bound inconsistent with step sign (start={}, end={}, step={})", s, e, st);
   int64_t n = all_int ? (end.to_int64() - start.to_int64() + step.to_int64() - (st > 0 ? 1 : -1)) / step.to_int64()
                       : static_cast<int64_t>(std::ceil((e - s) / st));
+  ADEPT_CHECK(all_int || (e - s) / st < 9.2e18, ValueError,
+              "arange: invalid size, possible overflow (start={}, end={}, step={})", s, e, st);
   n = std::max<int64_t>(n, 0);
   Tensor t64 = empty({n}, TensorOptions(all_int ? kInt64 : kFloat64));
   if (all_int) {

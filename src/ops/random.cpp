@@ -80,6 +80,7 @@ Generator& default_generator() {
 void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
 Tensor& uniform_(Tensor& t, double from, double to, Generator* g) {
+  check_inplace(t, "uniform_");
   ADEPT_CHECK(from <= to, ValueError, "uniform_: expects to return a [from, to) range, but found from={} > to={}", from, to);
   ADEPT_CHECK(t.is_floating_point(), DtypeError, "uniform_: not implemented for '{}'", dtype_name(t.dtype()));
   fill_random(t, g, [=](Block b) { return from + (to - from) * u01(b.v[0], b.v[1]); });
@@ -87,6 +88,7 @@ Tensor& uniform_(Tensor& t, double from, double to, Generator* g) {
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
+  check_inplace(t, "normal_");
   ADEPT_CHECK(std >= 0, ValueError, "normal_: expects std >= 0.0, but found std {}", std);
   ADEPT_CHECK(t.is_floating_point(), DtypeError, "normal_: not implemented for '{}'", dtype_name(t.dtype()));
   fill_random(t, g, [=](Block b) {
@@ -98,6 +100,7 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator* g) {
+  check_inplace(t, "bernoulli_");
   ADEPT_CHECK(p >= 0 && p <= 1, ValueError, "bernoulli_: expects p to be in [0, 1], but got p={}", p);
   fill_random(t, g, [=](Block b) { return u01(b.v[0], b.v[1]) < p ? 1.0 : 0.0; });
   return t;

@@ -260,6 +260,8 @@ Tensor expand(const Tensor& x, const Shape& shape) {
     if (xd >= 0) {
       int64_t have = x.size(xd);
       if (want == -1) want = have;
+      ADEPT_CHECK(want >= 0, ShapeError, "expand: invalid size {} at dimension {} of target sizes {}", want, i,
+                  shape_str(shape));
       ADEPT_CHECK(have == want || have == 1, ShapeError,
                   "expand: the expanded size of the tensor ({}) must match the existing size ({}) at non-singleton "
                   "dimension {}. Target sizes: {}. Tensor sizes: {}", want, have, i, shape_str(shape), shape_str(x.sizes()));

@@ -179,6 +179,20 @@ TEST_F(Vulkan, ReductionsOverAnyDims) {
   expect_close(any(b.to(kVk), {0}), any(b, {0}), 0);
 }
 
+TEST_F(Vulkan, LargeReductionsAndLongMatmulsStayCorrect) {
+  // Larger than one invocation may loop on llvmpipe: the kernels split the work.
+  Tensor x = ones({6291456}).to(kVk);
+  EXPECT_EQ(sum(x).item().to_double(), 6291456.0);
+  Tensor r = randn({2, 3000000});
+  expect_close(sum(r.to(kVk), {1}), sum(r, {1}), 1e-2);
+  // Many outputs, short reductions: one invocation per output.
+  Tensor m = randn({3, 5000});
+  expect_close(sum(m.to(kVk), {0}), sum(m, {0}), 1e-5);
+  expect_close(amax(m.to(kVk), {0}), amax(m, {0}));
+  Tensor a = randn({2, 40000}), b = randn({40000, 3});
+  expect_close(matmul(a.to(kVk), b.to(kVk)), matmul(a, b), 1e-2);
+}
+
 TEST_F(Vulkan, SoftmaxLastDim) {
   Tensor x = randn({5, 17}) * 4;
   expect_close(softmax(x.to(kVk), -1), softmax(x, -1), 1e-5);

@@ -124,6 +124,11 @@ VulkanDeviceInfo describe(VkPhysicalDevice pd, int index) {
   info.float16 = s16.storageBuffer16BitAccess && f16.shaderFloat16;
   info.int8_storage = s8.storageBuffer8BitAccess && f16.shaderInt8;
   info.int64 = f2.features.shaderInt64;
+  // llvmpipe (lavapipe) cuts an invocation's loops short after about 2^16 iterations in total:
+  // seen as wrong sums over ~6M elements (24k steps of 2 loops) and matmuls with K over ~40k.
+  if (info.driver.find("llvmpipe") != std::string::npos || info.name.find("llvmpipe") != std::string::npos) {
+    info.loop_iteration_limit = 65536;
+  }
   if (has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceFeatures2 cf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};

@@ -1,9 +1,42 @@
 // Vulkan kernels for reductions over any dims and batched matmul.
+#include "adept/ops.h"
 #include "backends/vulkan/launch.h"
 #include "ops/kernels.h"
 
 namespace adept::vk {
 namespace {
+
+void reduce_vk(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask);
+
+// Splits a reduction whose per-invocation loop would exceed the driver's loop limit: the largest
+// reduced dim is cut into chunks reduced into partials, which are reduced once more.
+bool reduce_in_chunks(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask, int64_t n_red,
+                      int64_t n_red_dims, uint32_t driver_limit) {
+  // Each element costs one step of the outer loop and one per reduced dim; keep half the budget.
+  const int64_t limit = driver_limit / 2 / (n_red_dims + 1);
+  if (driver_limit == 0 || (n_red + 255) / 256 <= limit) return false;
+  if (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin) {
+    throw NotImplementedForDevice(fmt::format(
+        "argmax/argmin over {} elements is not implemented for device '{}' (its driver cuts shader loops after {} "
+        "iterations)", n_red, out.device().str(), driver_limit));
+  }
+  int64_t d = -1;
+  for (int64_t k = 0; k < in.dim(); ++k) {
+    if (((mask >> k) & 1) && (d < 0 || in.size(k) > in.size(d))) d = k;
+  }
+  const int64_t rest = n_red / in.size(d);
+  const int64_t chunk = std::max<int64_t>(1, static_cast<int64_t>(limit) * 256 / std::max<int64_t>(rest, 1));
+  const int64_t n_chunks = (in.size(d) + chunk - 1) / chunk;
+  Shape ps = out.sizes();
+  ps.insert(ps.begin(), n_chunks);
+  Tensor partial = empty(ps, TensorOptions(out.dtype()).set_device(out.device()));
+  for (int64_t i = 0; i < n_chunks; ++i) {
+    int64_t start = i * chunk, len = std::min(chunk, in.size(d) - start);
+    reduce_vk(op, partial.select(0, i), in.narrow(d, start, len), mask);
+  }
+  reduce_vk(op, out.unsqueeze(0), partial, 1);
+  return true;
+}
 
 void reduce_vk(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) {
   if (out.numel() == 0) return;
@@ -22,6 +55,14 @@ void reduce_vk(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) 
       kos.push_back(static_cast<int32_t>(out.stride(d)));
     }
   }
+  Context& ctx = context_of(out);
+  const uint32_t n_out = static_cast<uint32_t>(out.numel());
+  // Short reductions with many outputs: one invocation per output instead of one workgroup.
+  const bool per_thread = n_red <= 64 && n_out >= 1024;
+  if (!per_thread &&
+      reduce_in_chunks(op, out, in, mask, n_red, static_cast<int64_t>(rs.size()), ctx.info().loop_iteration_limit)) {
+    return;
+  }
   std::vector<int32_t> meta = {static_cast<int32_t>(ks.size()), static_cast<int32_t>(rs.size()),
                                static_cast<int32_t>(in.storage_offset()), static_cast<int32_t>(out.storage_offset())};
   for (auto* v : {&ks, &kis, &kos, &rs, &ris}) meta.insert(meta.end(), v->begin(), v->end());
@@ -31,11 +72,12 @@ void reduce_vk(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) 
   else if (op == ReduceOp::All || op == ReduceOp::Any) shader = "reduce_u8_" + in_s;
   else shader = "reduce_" + in_s + "_" + in_s;
   if (in_s == "u8" && (op == ReduceOp::All || op == ReduceOp::Any)) shader = "reduce_u8_u8";
-  const uint32_t n_out = static_cast<uint32_t>(out.numel());
-  const uint32_t gx = std::min<uint32_t>(n_out, 65535), gy = (n_out + gx - 1) / gx;
+  const uint32_t groups = per_thread ? (n_out + 255) / 256 : n_out;
+  const uint32_t gx = std::min<uint32_t>(groups, 65535), gy = (groups + gx - 1) / gx;
   struct Push { uint32_t n_out, n_red, groups_x, pad; } push{n_out, static_cast<uint32_t>(n_red), gx, 0};
   static_assert(sizeof(Push) == 16);
-  launch(context_of(out), "reduce", shader, {static_cast<int32_t>(op)}, meta, {&out, &in}, &push, sizeof(push), gx, gy);
+  launch(ctx, "reduce", shader, {static_cast<int32_t>(op), per_thread ? 1 : 0}, meta, {&out, &in}, &push,
+         sizeof(push), gx, gy);
 }
 
 // Row- or column-major with 8-element aligned offset and leading dim (what coopMatLoadNV needs).
@@ -76,6 +118,18 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
   for (const Tensor* t : {&out, &a, &b}) check_index_range(*t, "matmul");
   if (a.size(2) == 0) {
     fill_kernel().get(out.device(), "matmul")(out, 0);
+    return;
+  }
+  // Drivers with a loop limit (llvmpipe) get K in slices, accumulated into `out`.
+  const uint32_t limit = context_of(out).info().loop_iteration_limit;
+  const int64_t k_max = static_cast<int64_t>(limit) / 64 * 16;  // ~32 loop steps per 16-deep K tile, half budget
+  if (limit && a.size(2) > k_max) {
+    Tensor part = empty(out.sizes(), TensorOptions(out.dtype()).set_device(out.device()));
+    for (int64_t k0 = 0; k0 < a.size(2); k0 += k_max) {
+      int64_t len = std::min(k_max, a.size(2) - k0);
+      bmm_vk(k0 == 0 ? out : part, a.narrow(2, k0, len), b.narrow(1, k0, len));
+      if (k0 > 0) binary_kernel().get(out.device(), "matmul")(BinaryOp::Add, out, out, part);
+    }
     return;
   }
   if (try_coopmat(out, a, b)) return;

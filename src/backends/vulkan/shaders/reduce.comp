@@ -1,12 +1,15 @@
 #version 450
-// Reduction over any set of dims: one workgroup per output element; 256 threads fold strided
-// parts of the reduced sub-block, then combine in shared memory. OP follows ReduceOp's numbering
+// Reduction over any set of dims: one workgroup per output element, whose 256 threads fold strided
+// parts of the reduced sub-block and combine in shared memory; or, for short reductions with many
+// outputs (PER_THREAD), one invocation per output element. OP follows ReduceOp's numbering
 // (Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any). Max/Min propagate NaN; Arg* return the first
 // index of the extreme value (NaN counts as the extreme), as int64.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
+// PER_THREAD: one invocation per output element (small reductions with many outputs).
+layout(constant_id = 1) const bool PER_THREAD = false;
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In { T_1 in_[]; };
 layout(push_constant) uniform Push { uint n_out; uint n_red; uint groups_x; uint pad; } pc;
@@ -46,10 +49,21 @@ void fold(inout ACC acc, inout int best, ACC v, int i) {
   }
 }
 
+void store(int out_off, ACC acc, int best) {
+#if ARG_OUT
+  out_[out_off] = T_0(best < 0 ? 0 : best);
+#elif OUT_BOOL
+  out_[out_off] = T_0(acc != ACC(0) ? 1 : 0);
+#else
+  out_[out_off] = T_0(acc);
+#endif
+}
+
 void main() {
-  uint o = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
-  if (o >= pc.n_out) return;
+  uint group = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
   uint lid = gl_LocalInvocationID.x;
+  uint o = PER_THREAD ? group * 256u + lid : group;
+  if (o >= pc.n_out) return;  // uniform per workgroup unless PER_THREAD (which has no barrier)
   int nk = meta[0], nr = meta[1];
   int in_base = meta[2], out_off = meta[3];
   int ks = 4, kis = 4 + nk, kos = 4 + 2 * nk, rs = 4 + 3 * nk, ris = 4 + 3 * nk + nr;
@@ -63,7 +77,8 @@ void main() {
   }
   ACC acc = identity();
   int best = -1;
-  for (uint r = lid; r < pc.n_red; r += 256u) {
+  uint first = PER_THREAD ? 0u : lid, step = PER_THREAD ? 1u : 256u;
+  for (uint r = first; r < pc.n_red; r += step) {
     uint rr = r;
     int off = in_base;
     for (int d = nr - 1; d >= 0; --d) {
@@ -73,6 +88,10 @@ void main() {
       off += int(c) * meta[ris + d];
     }
     fold(acc, best, ACC(in_[off]), int(r));
+  }
+  if (PER_THREAD) {
+    store(out_off, acc, best);
+    return;
   }
   s_val[lid] = acc;
   s_idx[lid] = best;
@@ -98,13 +117,5 @@ void main() {
     }
     barrier();
   }
-  if (lid == 0u) {
-#if ARG_OUT
-    out_[out_off] = T_0(s_idx[0] < 0 ? 0 : s_idx[0]);
-#elif OUT_BOOL
-    out_[out_off] = T_0(s_val[0] != ACC(0) ? 1 : 0);
-#else
-    out_[out_off] = T_0(s_val[0]);
-#endif
-  }
+  if (lid == 0u) store(out_off, s_val[0], s_idx[0]);
 }

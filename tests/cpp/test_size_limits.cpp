@@ -1,0 +1,24 @@
+// Sizes whose element or byte counts overflow int64, and negative expand sizes, raise typed
+// errors instead of allocating too little (found by trying to break the API as a new user).
+#include <gtest/gtest.h>
+
+#include "adept/adept.h"
+
+using namespace adept;
+
+TEST(SizeLimits, OverflowingShapesRaiseInsteadOfAllocatingTooLittle) {
+  EXPECT_THROW(empty({int64_t{1} << 62}), ValueError);
+  EXPECT_THROW(zeros({int64_t{1} << 31, int64_t{1} << 31, 4}), ValueError);
+  EXPECT_THROW(arange(0.0, 1e300, 1e-300), ValueError);
+  EXPECT_THROW(ones({1}).expand({-2}), ShapeError);
+  EXPECT_EQ(empty({0, int64_t{1} << 62}).numel(), 0);  // empty tensors never allocate
+}
+
+TEST(SizeLimits, RandomFillOfALeafThatRequiresGradRaises) {
+  Tensor x = ones({3}).requires_grad_();
+  EXPECT_THROW(uniform_(x), AutogradError);
+  EXPECT_THROW(normal_(x), AutogradError);
+  NoGradGuard ng;  // initialisation under no_grad is allowed
+  uniform_(x);
+  EXPECT_TRUE(x.requires_grad());
+}
