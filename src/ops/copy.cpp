@@ -80,7 +80,12 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
     });
     return commit_inplace(dst, result, "copy_");
   }
-  if (dst.numel() > 0) copy_kernel().get(dst.device(), "copy_")(dst, b);
+  if (dst.numel() > 0) {
+    // A source that reads the memory being written (e.g. x.copy_(x.t())) is copied out first.
+    bool alias = b.impl()->storage == dst.impl()->storage &&
+                 !(b.strides() == dst.strides() && b.storage_offset() == dst.storage_offset());
+    copy_kernel().get(dst.device(), "copy_")(dst, alias ? b.clone() : b);
+  }
   dst.impl()->storage->bump_version();
   return dst;
 }
