@@ -5,7 +5,8 @@ namespace adept::python {
 
 namespace {
 int64_t as_int(const py::handle& h, const char* what) {
-  if (PyBool_Check(h.ptr()) || PyFloat_Check(h.ptr()) || !py::hasattr(h, "__index__")) {
+  // A dtype has __index__ (pybind11 enum) but is not a size: torch.zeros(torch.float32) is a TypeError.
+  if (PyBool_Check(h.ptr()) || PyFloat_Check(h.ptr()) || py::isinstance<Dtype>(h) || !py::hasattr(h, "__index__")) {
     throw py::type_error(std::string(what) + " must be a sequence of ints, got an element of type " +
                          std::string(Py_TYPE(h.ptr())->tp_name));
   }

@@ -680,3 +680,11 @@ def test_exceptions_map_to_python_types():
     assert issubclass(adept.NotImplementedForDevice, NotImplementedError)
     assert issubclass(adept.AutogradError, RuntimeError) and issubclass(adept.DeviceError, RuntimeError)
     assert issubclass(adept.ValueError, ValueError) and issubclass(adept.DtypeError, TypeError)
+
+
+def test_dtype_is_not_a_size():
+    # torch.zeros(torch.float32) is a TypeError; a pybind11 enum would otherwise pass as an int.
+    with pytest.raises(TypeError):
+        adept.zeros(adept.float32)
+    with pytest.raises(TypeError):
+        adept.ones(2, adept.float64)
