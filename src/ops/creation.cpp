@@ -1,4 +1,5 @@
 // Creation ops: empty/zeros/ones/full/arange/linspace/eye and host-buffer construction.
+#include <algorithm>
 #include <cmath>
 
 #include "ops/helpers.h"
@@ -52,10 +53,14 @@ Tensor empty(const Shape& shape, const TensorOptions& o) {
   check_sizes(shape, "empty");
   Shape strides(shape.size());
   int64_t s = 1;
+  bool overflow = false;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     strides[d] = s;
-    s *= std::max<int64_t>(shape[d], 1);
+    overflow |= __builtin_mul_overflow(s, std::max<int64_t>(shape[d], 1), &s);
   }
+  bool has_zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  ADEPT_CHECK(!overflow || has_zero, ValueError, "empty: storage size calculation overflowed with sizes={}",
+              shape_str(shape));
   return empty_strided(shape, strides, o);
 }
 
