@@ -10,17 +10,13 @@ namespace {
 using autograd::record;
 
 Tensor make_view(const Tensor& x, Shape sizes, Shape strides, int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = x.impl()->storage;
-  impl->sizes = std::move(sizes);
-  impl->strides = std::move(strides);
-  impl->storage_offset = offset;
-  impl->dtype = x.dtype();
+  Tensor v = restrided(x, std::move(sizes), std::move(strides), offset);
+  TensorImpl* impl = v.impl();
   impl->is_view = true;
   // Views of views share the root base, so in-place writes anywhere re-derive every view's history.
   impl->view_base = x.impl()->view_base ? x.impl()->view_base : x.impl_ptr();
   impl->view_version = x._version();
-  return Tensor(impl);
+  return v;
 }
 
 // Strides that let `x` be viewed as `shape` without copying, or nullopt.
