@@ -33,7 +33,7 @@ bool can_cast(Dtype from, Dtype to) {
 
 Dtype float_of(Dtype t) { return is_floating_point(t) ? t : default_float_dtype(); }
 
-Tensor grad_for(const Tensor& g, const Tensor& like_shape_dtype_of, const Shape& shape, Dtype dtype) {
+Tensor grad_for(const Tensor& g, const Shape& shape, Dtype dtype) {
   Tensor r = sum_to(g, shape);
   return r.dtype() == dtype ? r : r.to(dtype);
 }
@@ -69,8 +69,8 @@ Tensor binary_op(BinaryOp op, const char* name, const Tensor& a, const Tensor& b
   SavedTensor A = a, B = b;
   SavedTensor O;
   auto fin = [=](Tensor gA, Tensor gB) {
-    return Grads{ga && gA.defined() ? grad_for(gA, Tensor(), sa, da) : Tensor(),
-                 gb && gB.defined() ? grad_for(gB, Tensor(), sb, db) : Tensor()};
+    return Grads{ga && gA.defined() ? grad_for(gA, sa, da) : Tensor(),
+                 gb && gB.defined() ? grad_for(gB, sb, db) : Tensor()};
   };
   switch (op) {
     case BinaryOp::Mul:
@@ -154,8 +154,8 @@ Tensor add_impl(const Tensor& a, const Tensor& b, const Scalar& alpha, Dtype com
     const Dtype da = a.dtype(), db = b.dtype();
     double k = (subtract ? -1.0 : 1.0) * alpha.to_double();
     record(subtract ? "SubBackward0" : "AddBackward0", {a, b}, {out}, [=](const Grads& g) {
-      return Grads{ga ? grad_for(g[0], Tensor(), sa, da) : Tensor(),
-                   gb ? grad_for(k == 1.0 ? g[0] : g[0] * k, Tensor(), sb, db) : Tensor()};
+      return Grads{ga ? grad_for(g[0], sa, da) : Tensor(),
+                   gb ? grad_for(k == 1.0 ? g[0] : g[0] * k, sb, db) : Tensor()};
     });
   }
   return out;
@@ -417,8 +417,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
     Tensor cnd = cond.detach();
     record("WhereBackward0", {a, b}, {out}, [=](const Grads& g) {
       Tensor zero = zeros({}, TensorOptions(g[0].dtype()).set_device(g[0].device()));
-      return Grads{ga ? grad_for(where(cnd, g[0], zero), Tensor(), sa, da) : Tensor(),
-                   gb ? grad_for(where(cnd, zero, g[0]), Tensor(), sb, db) : Tensor()};
+      return Grads{ga ? grad_for(where(cnd, g[0], zero), sa, da) : Tensor(),
+                   gb ? grad_for(where(cnd, zero, g[0]), sb, db) : Tensor()};
     });
   }
   return out;
