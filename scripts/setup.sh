@@ -6,12 +6,15 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libopenblas-openmp-dev libomp-dev libdlpack-dev
-  libhwy-dev libfmt-dev
+  libhwy-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   pybind11-dev python3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools
-  python3-torch python3-numpy python3-pytest python3-sklearn
+  python3-torch python3-numpy python3-pytest python3-sklearn python3-pip
 )
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -22,9 +25,14 @@ done
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  SUDO=""
-  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The `safetensors` package (not in Debian 12) for the checkpoint interop tests, from PyPI into
+# Debian's python3, where PyTorch lives.
+if ! /usr/bin/python3 -c "import safetensors" 2>/dev/null; then
+  echo "setup: installing safetensors (pip)"
+  $SUDO /usr/bin/python3 -m pip install -q --break-system-packages safetensors
 fi

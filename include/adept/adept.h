@@ -1,6 +1,10 @@
 // Umbrella header of the Adept C++ API.
 #pragma once
 #include "adept/autograd.h"
+#include "adept/io/safetensors.h"
+#include "adept/nn.h"
+#include "adept/nn/utils/clip_grad.h"
 #include "adept/ops.h"
+#include "adept/optim.h"
 #include "adept/parallel.h"
 #include "adept/tensor.h"

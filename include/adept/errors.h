@@ -32,6 +32,9 @@ class OutOfMemoryError : public Error { public: using Error::Error; };
 class NotImplementedForDevice : public Error { public: using Error::Error; };
 /// Autograd misuse: backward through a freed graph, in-place change of a saved tensor ... (Python: RuntimeError).
 class AutogradError : public Error { public: using Error::Error; };
+/// A file cannot be read or written, or its contents are malformed (truncated, corrupt header ...);
+/// the message names the file (Python: OSError).
+class IOError : public Error { public: using Error::Error; };
 
 namespace detail {
 [[noreturn]] void throw_dtype_unsupported(const char* op, Dtype dtype);

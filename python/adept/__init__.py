@@ -10,6 +10,9 @@ from . import return_types  # noqa: F401
 from .grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401
 from . import autograd  # noqa: F401
 from . import nn  # noqa: F401
+from . import optim  # noqa: F401
+from . import io  # noqa: F401
+from .io import save, load  # noqa: F401  (safetensors checkpoints)
 
 __version__ = "0.1.0"
 

@@ -52,6 +52,14 @@ void init_indexing(TensorClass& cls);
 void init_autograd(py::module_& m, TensorClass& cls);
 void init_interop(py::module_& m, TensorClass& cls);
 void init_vulkan(py::module_& m);
+void init_nn_norm_loss(py::module_& m);
+void init_nn_conv(py::module_& m);
+void init_nn_pooling(py::module_& m);
+void init_nn_module(py::module_& m);          // nn.Module, Parameter, containers
+void init_nn_modules_layers(py::module_& m);  // the layer classes (after init_nn_module)
+void init_io(py::module_& m);
+void init_nn_init(py::module_& m);  // nn.init and nn.utils (gradient clipping)
+void init_optim(py::module_& m);    // optimizers, LR schedulers, ModelEMA
 
 /// Binds `f` both as the module function `adept.name(input, ...)` and the method `Tensor.name(...)`.
 template <class F, class... Extra>

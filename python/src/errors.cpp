@@ -15,6 +15,7 @@ PyObject* g_value = nullptr;
 PyObject* g_oom = nullptr;
 PyObject* g_notimpl = nullptr;
 PyObject* g_autograd = nullptr;
+PyObject* g_io = nullptr;
 
 PyObject* make(py::module_& m, const char* name, std::initializer_list<PyObject*> bases, const char* doc) {
   py::tuple b(bases.size());
@@ -39,6 +40,7 @@ void init_errors(py::module_& m) {
   g_notimpl = make(m, "NotImplementedForDevice", {g_error, PyExc_NotImplementedError},
                    "The op has no kernel for the tensor's device.");
   g_autograd = make(m, "AutogradError", {g_error}, "Autograd misuse.");
+  g_io = make(m, "IOError", {g_error, PyExc_OSError}, "A file cannot be read or written, or is malformed.");
 
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -51,6 +53,7 @@ void init_errors(py::module_& m) {
     } catch (const OutOfMemoryError& e) { PyErr_SetString(g_oom, e.what());
     } catch (const NotImplementedForDevice& e) { PyErr_SetString(g_notimpl, e.what());
     } catch (const AutogradError& e) { PyErr_SetString(g_autograd, e.what());
+    } catch (const adept::IOError& e) { PyErr_SetString(g_io, e.what());
     } catch (const adept::Error& e) { PyErr_SetString(g_error, e.what());
     }
   });

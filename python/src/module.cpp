@@ -16,4 +16,12 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m, cls);
   init_interop(m, cls);
   init_vulkan(m);
+  init_nn_norm_loss(m);
+  init_nn_conv(m);
+  init_nn_pooling(m);
+  init_nn_module(m);
+  init_nn_modules_layers(m);
+  init_io(m);
+  init_nn_init(m);
+  init_optim(m);
 }

@@ -1,0 +1,88 @@
+// Activation layers: the modules wrapping nn::functional's activations (torch.nn.ReLU, SiLU,
+// Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, Softmax, LogSoftmax). Any shape -> same shape;
+// errors as the functional forms. `inplace` flags are accepted for torch compatibility and shown by
+// repr; results are always computed out of place.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "adept/nn/module.h"
+
+namespace adept::nn {
+
+class ReLU : public Module {
+ public:
+  explicit ReLU(bool inplace = false) : Module("ReLU"), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace;
+};
+
+/// x * sigmoid(x).
+class SiLU : public Module {
+ public:
+  explicit SiLU(bool inplace = false) : Module("SiLU"), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace;
+};
+
+class Sigmoid : public Module {
+ public:
+  Sigmoid() : Module("Sigmoid") {}
+  Tensor forward(const Tensor& input) override;
+};
+
+class Tanh : public Module {
+ public:
+  Tanh() : Module("Tanh") {}
+  Tensor forward(const Tensor& input) override;
+};
+
+/// approximate: "none" (erf form) or "tanh"; ValueError for anything else (at forward, as torch).
+class GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none") : Module("GELU"), approximate(std::move(approximate)) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return "approximate='" + approximate + "'"; }
+  std::string approximate;
+};
+
+class LeakyReLU : public Module {
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01, bool inplace = false)
+      : Module("LeakyReLU"), negative_slope(negative_slope), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double negative_slope;
+  bool inplace;
+};
+
+/// x * relu6(x + 3) / 6 (Howard et al., 2019).
+class Hardswish : public Module {
+ public:
+  explicit Hardswish(bool inplace = false) : Module("Hardswish"), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  bool inplace;
+};
+
+/// softmax along `dim`. dim = nullopt picks torch's legacy implicit dim: 0 for 0-, 1- and 3-d
+/// input, else 1.
+class Softmax : public Module {
+ public:
+  explicit Softmax(std::optional<int64_t> dim = std::nullopt) : Module("Softmax"), dim(dim) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::optional<int64_t> dim;
+};
+
+/// log_softmax along `dim` (nullopt: the implicit dim of Softmax).
+class LogSoftmax : public Module {
+ public:
+  explicit LogSoftmax(std::optional<int64_t> dim = std::nullopt) : Module("LogSoftmax"), dim(dim) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::optional<int64_t> dim;
+};
+
+}  // namespace adept::nn

@@ -1,0 +1,132 @@
+// CPU batch-norm training kernels: one OpenMP task per channel, float64 accumulation, contiguous
+// inner loops over the spatial positions of each (sample, channel) plane.
+#include <cmath>
+
+#include "nn/functional/batch_norm_kernels.h"
+
+namespace adept::cpu {
+namespace {
+
+template <class F>
+void dispatch_float(Dtype dt, const char* op, F f) {
+  if (dt == kFloat32) f(float{});
+  else if (dt == kFloat64) f(double{});
+  else throw DtypeError(fmt::format("{}: the fused CPU kernel takes float32 or float64, got '{}'", op, dtype_name(dt)));
+}
+
+struct Geometry {
+  int64_t n, c, s;
+  explicit Geometry(const Tensor& x) : n(x.size(0)), c(x.size(1)), s(x.size(2)) {}
+  int64_t offset(int64_t i, int64_t ch) const { return (i * c + ch) * s; }
+};
+
+void stats_cpu(const Tensor& x, const Tensor& mean, const Tensor& var) {
+  const Geometry g(x);
+  double* pm = mean.data_ptr<double>();
+  double* pv = var.data_ptr<double>();
+  dispatch_float(x.dtype(), "batch_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = static_cast<const T*>(x.data_ptr());
+    const double m = static_cast<double>(g.n * g.s);
+#pragma omp parallel for schedule(static) if (g.c > 1 && g.n * g.c * g.s > 32768)
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      const double shift = m > 0 ? static_cast<double>(px[g.offset(0, ch)]) : 0.0;
+      double sum = 0, sumsq = 0;
+      for (int64_t i = 0; i < g.n; ++i) {
+        const T* row = px + g.offset(i, ch);
+        for (int64_t j = 0; j < g.s; ++j) {
+          const double d = static_cast<double>(row[j]) - shift;
+          sum += d;
+          sumsq += d * d;
+        }
+      }
+      const double dm = sum / m;
+      pm[ch] = shift + dm;
+      pv[ch] = std::max(sumsq / m - dm * dm, 0.0);
+    }
+  });
+}
+
+// The channel mean as hi + lo in T: (x - hi) is exact for x near the mean (Sterbenz), so a mean
+// far from zero costs no precision in float32.
+template <class T>
+struct SplitMean {
+  T hi, lo;
+  explicit SplitMean(double m) : hi(static_cast<T>(m)), lo(static_cast<T>(m - static_cast<double>(hi))) {}
+  T centre(T x) const { return (x - hi) - lo; }
+};
+
+void apply_cpu(const Tensor& out, const Tensor& x, const Tensor& mean, const Tensor& scale, const Tensor& shift) {
+  const Geometry g(x);
+  const double* pm = mean.data_ptr<double>();
+  const double* ps = scale.data_ptr<double>();
+  const double* pb = shift.data_ptr<double>();
+  dispatch_float(x.dtype(), "batch_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = static_cast<const T*>(x.data_ptr());
+    T* po = static_cast<T*>(out.data_ptr());
+#pragma omp parallel for collapse(2) schedule(static) if (g.n * g.c * g.s > 32768)
+    for (int64_t i = 0; i < g.n; ++i) {
+      for (int64_t ch = 0; ch < g.c; ++ch) {
+        const SplitMean<T> mu(pm[ch]);
+        const T a = static_cast<T>(ps[ch]), b = static_cast<T>(pb[ch]);
+        const T* src = px + g.offset(i, ch);
+        T* dst = po + g.offset(i, ch);
+        for (int64_t j = 0; j < g.s; ++j) dst[j] = mu.centre(src[j]) * a + b;
+      }
+    }
+  });
+}
+
+void backward_cpu(const Tensor& dx, const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                  const Tensor& weight, const Tensor& sum_dy, const Tensor& sum_dy_xhat) {
+  const Geometry g(x);
+  const double* pm = mean.data_ptr<double>();
+  const double* pi = invstd.data_ptr<double>();
+  const double* pw = weight.data_ptr<double>();
+  double* psd = sum_dy.data_ptr<double>();
+  double* psx = sum_dy_xhat.data_ptr<double>();
+  dispatch_float(x.dtype(), "batch_norm backward", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = static_cast<const T*>(x.data_ptr());
+    const T* pdy = static_cast<const T*>(dy.data_ptr());
+    T* pdx = dx.defined() ? static_cast<T*>(dx.data_ptr()) : nullptr;
+    const double m = static_cast<double>(g.n * g.s);
+#pragma omp parallel for schedule(static) if (g.c > 1 && g.n * g.c * g.s > 32768)
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      const double mu = pm[ch];
+      double sdy = 0, sdyx = 0;
+      for (int64_t i = 0; i < g.n; ++i) {
+        const T* xr = px + g.offset(i, ch);
+        const T* gr = pdy + g.offset(i, ch);
+        for (int64_t j = 0; j < g.s; ++j) {
+          const double d = static_cast<double>(gr[j]);
+          sdy += d;
+          sdyx += d * (static_cast<double>(xr[j]) - mu);
+        }
+      }
+      const double is = pi[ch];
+      psd[ch] = sdy;
+      psx[ch] = sdyx * is;
+      if (!pdx) continue;
+      // dx = k * (dy - mean_dy - (x - mu) * c2), computed in T on the contiguous rows.
+      const T k = static_cast<T>(pw[ch] * is), mean_dy = static_cast<T>(sdy / m);
+      const T c2 = static_cast<T>(sdyx * is * is / m);
+      const SplitMean<T> smu(mu);
+      for (int64_t i = 0; i < g.n; ++i) {
+        const T* xr = px + g.offset(i, ch);
+        const T* gr = pdy + g.offset(i, ch);
+        T* out = pdx + g.offset(i, ch);
+        for (int64_t j = 0; j < g.s; ++j) out[j] = k * (gr[j] - mean_dy - smu.centre(xr[j]) * c2);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+ADEPT_REGISTER_KERNEL(batch_norm_stats_kernel, CPU, stats_cpu)
+ADEPT_REGISTER_KERNEL(batch_norm_apply_kernel, CPU, apply_cpu)
+ADEPT_REGISTER_KERNEL(batch_norm_backward_kernel, CPU, backward_cpu)
+
+}  // namespace adept::cpu

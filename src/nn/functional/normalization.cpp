@@ -1,0 +1,229 @@
+// batch_norm, layer_norm, group_norm. layer/group norm and batch norm in eval mode are composed of
+// tensor ops; batch norm in training mode uses the fused per-channel kernels where the device has
+// them (float32/float64), else batch_norm_composed, the reference the fused path is tested against.
+#include "adept/nn/functional/normalization.h"
+
+#include "nn/functional/batch_norm_kernels.h"
+#include "nn/functional/normalization_internal.h"
+#include "ops/helpers.h"
+
+namespace adept {
+
+ADEPT_DEFINE_KERNEL(batch_norm_stats_kernel, void(const Tensor&, const Tensor&, const Tensor&))
+ADEPT_DEFINE_KERNEL(batch_norm_apply_kernel,
+                    void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&))
+ADEPT_DEFINE_KERNEL(batch_norm_backward_kernel, void(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                                     const Tensor&, const Tensor&, const Tensor&, const Tensor&))
+
+namespace nn::functional {
+namespace {
+
+using Grads = std::vector<Tensor>;
+
+// (1, C, 1, ..., 1): a per-channel vector broadcast against (N, C, *).
+Shape channel_shape(const Tensor& x) {
+  Shape s(static_cast<size_t>(x.dim()), 1);
+  s[1] = x.size(1);
+  return s;
+}
+
+// Every dim but the channel dim 1.
+Shape non_channel_dims(const Tensor& x) {
+  Shape d{0};
+  for (int64_t i = 2; i < x.dim(); ++i) d.push_back(i);
+  return d;
+}
+
+// (y - mean) / sqrt(var + eps) over `dims` with the biased variance; autograd flows through both.
+Tensor normalize(const Tensor& x, const Shape& dims, double eps) {
+  Tensor xc = x - mean(x, dims, true);
+  return xc * rsqrt(mean(xc * xc, dims, true) + eps);
+}
+
+Tensor affine(Tensor y, const Tensor& weight, const Tensor& bias, const Shape& shape) {
+  if (weight.defined()) y = y * weight.reshape(shape);
+  if (bias.defined()) y = y + bias.reshape(shape);
+  return y;
+}
+
+// Fused training forward; mean_out / var_out receive the batch mean and biased variance (C, float64).
+Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps, Tensor& mean_out,
+                        Tensor& var_out) {
+  const Device dev = input.device();
+  const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C);
+  const TensorOptions f64 = TensorOptions(kFloat64).set_device(dev);
+  Tensor x3 = input.detach().contiguous().view({N, C, S});
+  Tensor mean64 = empty({C}, f64), var64 = empty({C}, f64);
+  batch_norm_stats_kernel().get(dev, "batch_norm")(x3, mean64, var64);
+  Tensor invstd64, w64, scale, shift;
+  {
+    NoGradGuard ng;
+    invstd64 = rsqrt(var64 + eps);
+    w64 = weight.defined() ? weight.detach().to(kFloat64).reshape({C}).contiguous() : ones({C}, f64);
+    scale = (w64 * invstd64).contiguous();
+    shift = bias.defined() ? bias.detach().to(kFloat64).reshape({C}).contiguous() : zeros({C}, f64);
+  }
+  Tensor out = empty(input.sizes(), TensorOptions(input.dtype()).set_device(dev));
+  batch_norm_apply_kernel().get(dev, "batch_norm")(out.view({N, C, S}), x3, mean64, scale, shift);
+  mean_out = mean64;
+  var_out = var64;
+
+  if (autograd::needs_grad({&input, &weight, &bias})) {
+    autograd::SavedTensor sx(input), sw(weight);
+    const bool gx = input.requires_grad(), gw = weight.defined() && weight.requires_grad(),
+               gb = bias.defined() && bias.requires_grad();
+    const Shape wshape = weight.defined() ? weight.sizes() : Shape{}, bshape = bias.defined() ? bias.sizes() : Shape{};
+    const Dtype wdt = weight.defined() ? weight.dtype() : input.dtype(), bdt = bias.defined() ? bias.dtype() : input.dtype();
+    autograd::record("NativeBatchNormBackward0", {input, weight, bias}, {out},
+                     [=](const Grads& g) {
+      Grads res(3);
+      if (is_grad_enabled()) {
+        // create_graph: the same gradient written with ops on the saved input, differentiable again.
+        Tensor xx = sx.get(), w = sw.get();
+        const Shape dims = non_channel_dims(xx), cs = channel_shape(xx);
+        Tensor xhat = normalize(xx, dims, eps);
+        Tensor gy = w.defined() ? g[0] * w.reshape(cs) : g[0];
+        Tensor invstd = rsqrt(var(xx, dims, 0, true) + eps);
+        if (gx) res[0] = invstd * (gy - mean(gy, dims, true) - xhat * mean(gy * xhat, dims, true));
+        if (gw) res[1] = sum(g[0] * xhat, dims).reshape(wshape).to(wdt);
+        if (gb) res[2] = sum(g[0], dims).reshape(bshape).to(bdt);
+        return res;
+      }
+      sx.get();  // raises if the input was modified in place since the forward
+      Tensor dy = g[0].contiguous().view({N, C, S});
+      Tensor dx = gx ? empty({N, C, S}, TensorOptions(g[0].dtype()).set_device(dev)) : Tensor();
+      Tensor sum_dy = empty({C}, f64), sum_dy_xhat = empty({C}, f64);
+      batch_norm_backward_kernel().get(dev, "batch_norm backward")(dx, dy.to(x3.dtype()), x3, mean64, invstd64, w64,
+                                                                   sum_dy, sum_dy_xhat);
+      if (gx) res[0] = dx.view(sx.get().sizes());
+      if (gw) res[1] = sum_dy_xhat.to(wdt).reshape(wshape);
+      if (gb) res[2] = sum_dy.to(bdt).reshape(bshape);
+      return res;
+    });
+  }
+  return out;
+}
+
+void check_channel_vector(const Tensor& t, int64_t C, const char* name) {
+  ADEPT_CHECK(!t.defined() || t.numel() == C, ShapeError, "batch_norm: {} should contain {} elements not {}", name, C,
+              t.numel());
+}
+
+}  // namespace
+
+Tensor batch_norm_composed(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps, Tensor& mean_out,
+                           Tensor& var_out) {
+  const Shape dims = non_channel_dims(input);
+  Tensor m = mean(input, dims, true);
+  Tensor xc = input - m;
+  Tensor v = mean(xc * xc, dims, true);
+  mean_out = m.detach().reshape({input.size(1)});
+  var_out = v.detach().reshape({input.size(1)});
+  return affine(xc * rsqrt(v + eps), weight, bias, channel_shape(input));
+}
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, std::optional<double> momentum, double eps,
+                  const Tensor& num_batches_tracked) {
+  ADEPT_CHECK(input.dim() >= 2, ShapeError, "batch_norm: expected an input of shape (N, C, *) with at least 2 dims, "
+              "got shape {}", shape_str(input.sizes()));
+  ADEPT_CHECK(input.is_floating_point(), DtypeError, "batch_norm: expected a floating-point input, got '{}'",
+              dtype_name(input.dtype()));
+  const int64_t C = input.size(1);
+  if (training) {
+    const int64_t per_channel = input.numel() / std::max<int64_t>(C, 1);
+    ADEPT_CHECK(C == 0 || per_channel != 1, ValueError,
+                "Expected more than 1 value per channel when training, got input size {}", shape_str(input.sizes()));
+  }
+  check_channel_vector(running_mean, C, "running_mean");
+  check_channel_vector(running_var, C, "running_var");
+  check_channel_vector(weight, C, "weight");
+  check_channel_vector(bias, C, "bias");
+  ADEPT_CHECK(training || (running_mean.defined() && running_var.defined()), ValueError,
+              "batch_norm: running_mean and running_var must be defined in evaluation mode");
+  ADEPT_CHECK(running_mean.defined() == running_var.defined(), ValueError,
+              "batch_norm: running_mean and running_var must both be defined or both be undefined");
+  const Shape cs = channel_shape(input);
+  // No statistics from an empty batch: the input passes through (scaled), running stats stay.
+  if (input.numel() == 0) return affine(input.clone(), weight, bias, cs);
+
+  if (!training) {
+    Tensor invstd = rsqrt(running_var + eps);
+    Tensor scale = weight.defined() ? weight.reshape({C}) * invstd : invstd;
+    Tensor shift = -(running_mean * scale);
+    if (bias.defined()) shift = shift + bias.reshape({C});
+    return input * scale.to(input.dtype()).reshape(cs) + shift.to(input.dtype()).reshape(cs);
+  }
+
+  double factor = 0;
+  if (running_mean.defined()) {
+    if (momentum) {
+      factor = *momentum;
+    } else {
+      ADEPT_CHECK(num_batches_tracked.defined() && num_batches_tracked.numel() == 1, ValueError,
+                  "batch_norm: momentum=None (cumulative average) needs num_batches_tracked (a 1-element tensor)");
+      double n = num_batches_tracked.item<double>();
+      ADEPT_CHECK(n > 0, ValueError, "batch_norm: num_batches_tracked must be positive with momentum=None, got {}", n);
+      factor = 1.0 / n;
+    }
+  }
+  Tensor batch_mean, batch_var;
+  const bool fused = batch_norm_stats_kernel().has(input.device().type) &&
+                     (input.dtype() == kFloat32 || input.dtype() == kFloat64);
+  Tensor out = fused ? batch_norm_fused(input, weight, bias, eps, batch_mean, batch_var)
+                     : batch_norm_composed(input, weight, bias, eps, batch_mean, batch_var);
+  if (running_mean.defined()) {
+    NoGradGuard ng;
+    const double m = static_cast<double>(input.numel() / C);
+    Tensor rm = running_mean, rv = running_var;
+    rm.mul_(1 - factor).add_((batch_mean * factor).to(rm.dtype()));
+    rv.mul_(1 - factor).add_((batch_var * (factor * m / (m - 1))).to(rv.dtype()));
+  }
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool ok = k >= 1 && input.dim() >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
+  ADEPT_CHECK(ok, ShapeError, "layer_norm: Given normalized_shape={}, expected input with shape [*, {}], but got input "
+              "of size{}", shape_str(normalized_shape), shape_str(normalized_shape).substr(1),
+              shape_str(input.sizes()));
+  ADEPT_CHECK(!weight.defined() || weight.sizes() == normalized_shape, ShapeError,
+              "layer_norm: Expected weight to be of same shape as normalized_shape, but got weight of shape {} and "
+              "normalized_shape = {}", shape_str(weight.sizes()), shape_str(normalized_shape));
+  ADEPT_CHECK(!bias.defined() || bias.sizes() == normalized_shape, ShapeError,
+              "layer_norm: Expected bias to be of same shape as normalized_shape, but got bias of shape {} and "
+              "normalized_shape = {}", shape_str(bias.sizes()), shape_str(normalized_shape));
+  ADEPT_CHECK(input.is_floating_point(), DtypeError, "layer_norm: expected a floating-point input, got '{}'",
+              dtype_name(input.dtype()));
+  Shape dims;
+  for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
+  return affine(normalize(input, dims, eps), weight, bias, normalized_shape);
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  // IndexError as PyTorch (its channel dim 1 is out of range).
+  ADEPT_CHECK(input.dim() >= 2, IndexError, "group_norm: expected an input of shape (N, C, *) with at least 2 dims, "
+              "got shape {}", shape_str(input.sizes()));
+  ADEPT_CHECK(num_groups > 0, ValueError, "group_norm: num_groups must be positive, got {}", num_groups);
+  const int64_t N = input.size(0), C = input.size(1);
+  ADEPT_CHECK(C % num_groups == 0, ValueError, "group_norm: Expected number of channels in input to be divisible by "
+              "num_groups, but got input of shape {} and num_groups={}", shape_str(input.sizes()), num_groups);
+  ADEPT_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C), ShapeError,
+              "group_norm: Expected weight to be a vector of size equal to the number of channels in input, but got "
+              "weight of shape {} and input of shape {}", shape_str(weight.sizes()), shape_str(input.sizes()));
+  ADEPT_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C), ShapeError,
+              "group_norm: Expected bias to be a vector of size equal to the number of channels in input, but got "
+              "bias of shape {} and input of shape {}", shape_str(bias.sizes()), shape_str(input.sizes()));
+  ADEPT_CHECK(input.is_floating_point(), DtypeError, "group_norm: expected a floating-point input, got '{}'",
+              dtype_name(input.dtype()));
+  int64_t per_group = C / num_groups;
+  for (int64_t i = 2; i < input.dim(); ++i) per_group *= input.size(i);
+  Tensor y = normalize(input.reshape({N, num_groups, per_group}), {2}, eps).reshape(input.sizes());
+  return affine(y, weight, bias, channel_shape(input));
+}
+
+}  // namespace nn::functional
+}  // namespace adept
