@@ -506,3 +506,22 @@ def test_dropout_identity_cases_p1_and_errors(m):
     m.manual_seed(1)
     out = fn_of(m).dropout(xi, 0.5, inplace=True)
     assert out is xi and 0.4 < (xi.numpy() == 0).mean() < 0.6
+
+
+@pytest.mark.parametrize("name", ["relu", "silu", "leaky_relu", "relu6", "hardswish", "hardtanh", "elu", "mish",
+                                  "hardsigmoid"])
+def test_inplace_activation_backward_matches_torch(m, name):
+    """inplace=True on a non-leaf that autograd needs: same values and gradients as torch (no version error)."""
+    v = np.random.default_rng(3).standard_normal(7).astype(np.float32)
+    x = m.tensor(v, requires_grad=True)
+    y = x * 2
+    z = getattr(m.nn.functional, name)(y, inplace=True)
+    (z * z).sum().backward()
+    tx = torch.tensor(v, requires_grad=True)
+    ty = tx * 2
+    tz = getattr(torch.nn.functional, name)(ty, inplace=True)
+    (tz * tz).sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError):  # a leaf that requires grad cannot be written in place (torch's error)
+        getattr(m.nn.functional, name)(m.tensor(v, requires_grad=True), inplace=True)

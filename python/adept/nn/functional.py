@@ -1,16 +1,43 @@
 """Functional layers with torch.nn.functional's names, backed by the C++ ops."""
 from .. import _C
 
-relu = _C.relu
 sigmoid = _C.sigmoid
 tanh = _C.tanh
-silu = _C.silu
 gelu = _C.gelu
 softplus = _C.softplus
-leaky_relu = _C.leaky_relu
-softmax = _C.softmax
-log_softmax = _C.log_softmax
 one_hot = _C.one_hot
+
+
+def _inplace(fn, input, inplace, *args):
+    """fn(input, *args), written into `input` when `inplace` (torch's ``inplace=True``). Under autograd
+    fn runs on a copy, so the values it saved for backward are not the ones the write replaces."""
+    if not inplace:
+        return fn(input, *args)
+    return input.copy_(fn(input.clone() if input.requires_grad else input, *args))
+
+
+def relu(input, inplace=False):
+    return _inplace(_C.relu, input, inplace)
+
+
+def silu(input, inplace=False):
+    return _inplace(_C.silu, input, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _inplace(_C.leaky_relu, input, inplace, negative_slope)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:  # torch's legacy implicit dim: 0 for 0-, 1- and 3-d inputs, else 1
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return _C.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return _C.log_softmax(input, dim, dtype=dtype)
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -27,10 +54,6 @@ def _reduction(size_average, reduce, reduction):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     return ("mean" if size_average else "sum") if reduce else "none"
-
-
-def _inplace(input, result, inplace):
-    return input.copy_(result) if inplace else result
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
@@ -93,31 +116,31 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    return _inplace(input, _C._nn.dropout(input, p, training), inplace)
+    return _inplace(_C._nn.dropout, input, inplace, p, training)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _inplace(input, _C._nn.hardtanh(input, min_val, max_val), inplace)
+    return _inplace(_C._nn.hardtanh, input, inplace, min_val, max_val)
 
 
 def relu6(input, inplace=False):
-    return _inplace(input, _C._nn.relu6(input), inplace)
+    return _inplace(_C._nn.relu6, input, inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return _inplace(input, _C._nn.hardsigmoid(input), inplace)
+    return _inplace(_C._nn.hardsigmoid, input, inplace)
 
 
 def hardswish(input, inplace=False):
-    return _inplace(input, _C._nn.hardswish(input), inplace)
+    return _inplace(_C._nn.hardswish, input, inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _inplace(input, _C._nn.elu(input, alpha), inplace)
+    return _inplace(_C._nn.elu, input, inplace, alpha)
 
 
 def mish(input, inplace=False):
-    return _inplace(input, _C._nn.mish(input), inplace)
+    return _inplace(_C._nn.mish, input, inplace)
 
 
 # ---- convolution (C++: adept/nn/functional/conv.h; ADEPT_CONV_ALGO picks the CPU algorithm) ----
