@@ -63,6 +63,13 @@ py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& vi
   return py::module_::import("adept.return_types").attr("_make")(name, std::get<0>(vi), std::get<1>(vi));
 }
 
+Tensor opt_tensor(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+
+py::module_ nn_submodule_of(py::module_& m) {
+  if (py::hasattr(m, "_nn")) return m.attr("_nn").cast<py::module_>();
+  return m.def_submodule("_nn", "Functional layers (torch.nn.functional's C++ side)");
+}
+
 Tensor wrap_operand(const Tensor& self, const Operand& o) {
   if (auto* t = std::get_if<Tensor>(&o)) return *t;
   const Scalar& s = std::get<Scalar>(o);

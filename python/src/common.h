@@ -35,6 +35,10 @@ Tensor tensor_from_data(const py::handle& data, std::optional<Dtype> dtype, std:
                         bool requires_grad);
 /// A Tensor, or None when undefined.
 py::object maybe_tensor(const Tensor& t);
+/// An optional tensor argument (None -> an undefined Tensor, which the C++ API reads as "absent").
+Tensor opt_tensor(const std::optional<Tensor>& t);
+/// The `_C._nn` submodule (created by whichever nn binding runs first).
+py::module_ nn_submodule_of(py::module_& m);
 /// A namedtuple `adept.return_types.<name>(values, indices)` (torch.return_types).
 py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& vi);
 /// The number `s` as a 0-d tensor of the dtype an op on (self, s) computes in, for ops that only

@@ -17,19 +17,14 @@ nn::IntPair pair(const Pair& v, const char* name, const char* op) {
   return v.size() == 1 ? nn::IntPair(v[0]) : nn::IntPair(v[0], v[1]);
 }
 
-py::module_ nn_submodule(py::module_& m) {
-  if (py::hasattr(m, "_nn")) return m.attr("_nn").cast<py::module_>();
-  return m.def_submodule("_nn", "Functional layers (torch.nn.functional's C++ side)");
-}
-
 }  // namespace
 
 void init_nn_conv(py::module_& m) {
-  py::module_ nn = nn_submodule(m);
+  py::module_ nn = nn_submodule_of(m);
   nn.def("conv2d",
          [](const Tensor& input, const Tensor& weight, const OptTensor& bias, const Pair& stride, const Pair& padding,
             const Pair& dilation, int64_t groups) {
-           return F::conv2d(input, weight, bias ? *bias : Tensor(), pair(stride, "stride", "conv2d"),
+           return F::conv2d(input, weight, opt_tensor(bias), pair(stride, "stride", "conv2d"),
                             pair(padding, "padding", "conv2d"), pair(dilation, "dilation", "conv2d"), groups);
          },
          py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
@@ -37,7 +32,7 @@ void init_nn_conv(py::module_& m) {
   nn.def("conv2d",
          [](const Tensor& input, const Tensor& weight, const OptTensor& bias, const Pair& stride,
             const std::string& padding, const Pair& dilation, int64_t groups) {
-           return F::conv2d(input, weight, bias ? *bias : Tensor(), pair(stride, "stride", "conv2d"), padding,
+           return F::conv2d(input, weight, opt_tensor(bias), pair(stride, "stride", "conv2d"), padding,
                             pair(dilation, "dilation", "conv2d"), groups);
          },
          py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
@@ -46,7 +41,7 @@ void init_nn_conv(py::module_& m) {
          [](const Tensor& input, const Tensor& weight, const OptTensor& bias, const Pair& stride, const Pair& padding,
             const Pair& output_padding, int64_t groups, const Pair& dilation) {
            const char* op = "conv_transpose2d";
-           return F::conv_transpose2d(input, weight, bias ? *bias : Tensor(), pair(stride, "stride", op),
+           return F::conv_transpose2d(input, weight, opt_tensor(bias), pair(stride, "stride", op),
                                       pair(padding, "padding", op), pair(output_padding, "output_padding", op), groups,
                                       pair(dilation, "dilation", op));
          },

@@ -15,11 +15,6 @@ struct ParameterTensor : Tensor {
   explicit ParameterTensor(const Tensor& t) : Tensor(t) {}
 };
 
-py::module_ nn_submodule_of(py::module_& m) {
-  if (py::hasattr(m, "_nn")) return m.attr("_nn").cast<py::module_>();
-  return m.def_submodule("_nn", "Functional layers (torch.nn.functional's C++ side)");
-}
-
 nn::IntPair pair_arg(const py::handle& h, const char* what) {
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) return nn::IntPair(h.cast<int64_t>());
   if (py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h)) {

@@ -30,9 +30,6 @@ class PyModule : public Base {
   }
 };
 
-/// The `_C._nn` submodule (created by whichever nn binding runs first).
-py::module_ nn_submodule_of(py::module_& m);
-
 /// An int or a 1-/2-sequence of ints as an IntPair (torch's _pair); TypeError naming `what` otherwise.
 nn::IntPair pair_arg(const py::handle& h, const char* what);
 

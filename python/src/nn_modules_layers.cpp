@@ -36,8 +36,6 @@ std::string reduction_arg(const py::object& size_average, const py::object& redu
   return !rd ? "none" : (sa ? "mean" : "sum");
 }
 
-Tensor opt_tensor(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
-
 void bind_basic(py::module_& nn) {
   layer<nn::Identity>(nn, "Identity", "Returns its input (torch.nn.Identity); arguments are ignored.")
       .def(py::init([](const py::args&, const py::kwargs&) { return new nn::Identity(); },

@@ -22,15 +22,10 @@ std::optional<nn::IntPair> opt_pair(const std::optional<Pair>& v, const char* na
   return pair(*v, name, op);
 }
 
-py::module_ nn_submodule(py::module_& m) {
-  if (py::hasattr(m, "_nn")) return m.attr("_nn").cast<py::module_>();
-  return m.def_submodule("_nn", "Functional layers (torch.nn.functional's C++ side)");
-}
-
 }  // namespace
 
 void init_nn_pooling(py::module_& m) {
-  py::module_ nn = nn_submodule(m);
+  py::module_ nn = nn_submodule_of(m);
   nn.def("max_pool2d",
          [](const Tensor& input, const Pair& k, const std::optional<Pair>& stride, const Pair& padding,
             const Pair& dilation, bool ceil_mode, bool return_indices) -> py::object {

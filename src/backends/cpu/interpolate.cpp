@@ -12,17 +12,6 @@
 namespace adept::cpu {
 namespace {
 
-template <class F>
-void for_each_plane(int64_t P, int64_t work_per_plane, F body) {
-  const int nt = num_threads_for(P * std::max<int64_t>(work_per_plane, 1), kParallelGrain / 8);
-  if (nt <= 1) {
-    for (int64_t p = 0; p < P; ++p) body(p);
-    return;
-  }
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t p = 0; p < P; ++p) body(p);
-}
-
 template <class acc_t>
 std::vector<acc_t> weights_as(const InterpTaps& t) {
   return std::vector<acc_t>(t.weight.begin(), t.weight.end());

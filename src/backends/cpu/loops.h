@@ -4,6 +4,7 @@
 #pragma once
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -62,6 +63,19 @@ inline int num_threads_for(int64_t work, int64_t grain = kParallelGrain) {
   int64_t t = work / grain;
   int max_t = omp_get_max_threads();
   return static_cast<int>(t < max_t ? t : max_t);
+}
+
+/// Runs body(p) for every plane p < P (independent planes of `work_per_plane` elements each), in
+/// parallel when the total work is large.
+template <class F>
+void for_each_plane(int64_t P, int64_t work_per_plane, F body) {
+  const int nt = num_threads_for(P * std::max<int64_t>(work_per_plane, 1), kParallelGrain / 8);
+  if (nt <= 1) {
+    for (int64_t p = 0; p < P; ++p) body(p);
+    return;
+  }
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t p = 0; p < P; ++p) body(p);
 }
 
 /// Calls f(ptrs, inner_strides, n) for runs of n elements along the innermost dim, covering the

@@ -11,18 +11,6 @@
 namespace adept::cpu {
 namespace {
 
-// Runs body(p) for every plane p < P, in parallel when `work_per_plane * P` is large.
-template <class F>
-void for_each_plane(int64_t P, int64_t work_per_plane, F body) {
-  const int nt = num_threads_for(P * std::max<int64_t>(work_per_plane, 1), kParallelGrain / 8);
-  if (nt <= 1) {
-    for (int64_t p = 0; p < P; ++p) body(p);
-    return;
-  }
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t p = 0; p < P; ++p) body(p);
-}
-
 // The rows (or columns, axis 1) one output position reads: start, end (exclusive) and step; for fixed
 // windows also the window's extent counting padding (for count_include_pad).
 struct Span {

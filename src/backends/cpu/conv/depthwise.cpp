@@ -11,27 +11,11 @@
 namespace adept::cpu::conv {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Output columns [ox0, ox1) of kernel column j whose input column ox*stride + off is inside the row.
-struct ColRange {
-  int64_t off, ox0, ox1;
-};
+// The valid output columns of every kernel column.
 std::vector<ColRange> col_ranges(const ConvGeometry& g) {
   std::vector<ColRange> r(g.kW);
-  for (int64_t j = 0; j < g.kW; ++j) {
-    const int64_t off = j * g.dil_w - g.pad_w;
-    int64_t ox0 = off >= 0 ? 0 : ceil_div(-off, g.stride_w);
-    int64_t ox1 = g.W - off <= 0 ? 0 : std::min(g.W_out, ceil_div(g.W - off, g.stride_w));
-    ox0 = std::min(ox0, g.W_out);
-    r[j] = {off, ox0, std::max(ox0, ox1)};
-  }
+  for (int64_t j = 0; j < g.kW; ++j) r[j] = col_range(g, j);
   return r;
-}
-
-int threads_for(int64_t planes, int64_t work) {
-  if (omp_in_parallel() || planes * work < 16384) return 1;
-  return static_cast<int>(std::min<int64_t>(planes, omp_get_max_threads()));
 }
 
 }  // namespace
@@ -138,12 +122,6 @@ void depthwise_backward_weight(T* gw, const T* x, const T* gy, const ConvGeometr
   }
 }
 
-#define ADEPT_INSTANTIATE(T)                                                                   \
-  template void depthwise_forward<T>(T*, const T*, const T*, const T*, const ConvGeometry&);   \
-  template void depthwise_backward_input<T>(T*, const T*, const T*, const ConvGeometry&);      \
-  template void depthwise_backward_weight<T>(T*, const T*, const T*, const ConvGeometry&);
-ADEPT_INSTANTIATE(float)
-ADEPT_INSTANTIATE(double)
-#undef ADEPT_INSTANTIATE
+ADEPT_CONV_ALGO_INSTANTIATE(depthwise)
 
 }  // namespace adept::cpu::conv

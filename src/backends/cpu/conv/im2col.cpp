@@ -13,39 +13,24 @@
 namespace adept::cpu::conv {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 bool is_pointwise(const ConvGeometry& g) {
   return g.kH == 1 && g.kW == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_h == 0 && g.pad_w == 0 &&
          g.H_out == g.H && g.W_out == g.W;
 }
 
-// The output columns [ox0, ox1) whose input column ox*stride_w + off lies inside [0, W).
-void valid_cols(const ConvGeometry& g, int64_t off, int64_t& ox0, int64_t& ox1) {
-  ox0 = off >= 0 ? 0 : ceil_div(-off, g.stride_w);
-  ox1 = g.W - off <= 0 ? 0 : std::min(g.W_out, ceil_div(g.W - off, g.stride_w));
-  ox0 = std::min(ox0, g.W_out);
-  ox1 = std::max(ox1, ox0);
-}
-
-// Threads for a loop over `items` items of `work` elements each: one inside a parallel region.
-int threads_for(int64_t items, int64_t work) {
-  if (omp_in_parallel() || items * work < 32768) return 1;
-  return static_cast<int>(std::min<int64_t>(items, omp_get_max_threads()));
-}
+// im2col's loops are cheap per element: they go parallel from this much work on.
+constexpr int64_t kMinParallelWork = 32768;
 
 // col (C*kH*kW, H_out*W_out) <- patches of src (C, H, W).
 template <class T>
 void im2col(const T* src, T* col, int64_t C, const ConvGeometry& g) {
   const int64_t HWo = g.H_out * g.W_out, rows = C * g.kH * g.kW;
-#pragma omp parallel for schedule(static) num_threads(threads_for(rows, HWo))
+#pragma omp parallel for schedule(static) num_threads(threads_for(rows, HWo, kMinParallelWork))
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t j = r % g.kW, i = (r / g.kW) % g.kH, c = r / (g.kH * g.kW);
     const T* plane = src + c * g.H * g.W;
     T* dst = col + r * HWo;
-    const int64_t off = j * g.dil_w - g.pad_w;
-    int64_t ox0, ox1;
-    valid_cols(g, off, ox0, ox1);
+    const auto [off, ox0, ox1] = col_range(g, j);
     for (int64_t oy = 0; oy < g.H_out; ++oy, dst += g.W_out) {
       const int64_t iy = oy * g.stride_h - g.pad_h + i * g.dil_h;
       if (iy < 0 || iy >= g.H) {
@@ -68,16 +53,14 @@ void im2col(const T* src, T* col, int64_t C, const ConvGeometry& g) {
 template <class T>
 void col2im(const T* col, T* dst, int64_t C, const ConvGeometry& g) {
   const int64_t HWo = g.H_out * g.W_out;
-#pragma omp parallel for schedule(static) num_threads(threads_for(C, g.kH * g.kW * HWo))
+#pragma omp parallel for schedule(static) num_threads(threads_for(C, g.kH * g.kW * HWo, kMinParallelWork))
   for (int64_t c = 0; c < C; ++c) {
     T* plane = dst + c * g.H * g.W;
     std::fill(plane, plane + g.H * g.W, T(0));
     for (int64_t i = 0; i < g.kH; ++i) {
       for (int64_t j = 0; j < g.kW; ++j) {
         const T* src = col + ((c * g.kH + i) * g.kW + j) * HWo;
-        const int64_t off = j * g.dil_w - g.pad_w;
-        int64_t ox0, ox1;
-        valid_cols(g, off, ox0, ox1);
+        const auto [off, ox0, ox1] = col_range(g, j);
         for (int64_t oy = 0; oy < g.H_out; ++oy) {
           const int64_t iy = oy * g.stride_h - g.pad_h + i * g.dil_h;
           if (iy < 0 || iy >= g.H) continue;
@@ -94,9 +77,17 @@ void col2im(const T* col, T* dst, int64_t C, const ConvGeometry& g) {
   }
 }
 
-// Samples run in parallel (one GEMM thread each) when there are at least as many as threads;
-// otherwise samples run in turn and OpenBLAS threads each GEMM.
-bool batch_parallel(const ConvGeometry& g) { return g.N >= omp_get_max_threads() && omp_get_max_threads() > 1; }
+// Runs sample(n) for every sample: in parallel (one GEMM thread each) when there are at least as many
+// samples as threads; otherwise in turn, and OpenBLAS threads each GEMM.
+template <class F>
+void for_each_sample(const ConvGeometry& g, F sample) {
+  if (g.N >= omp_get_max_threads() && omp_get_max_threads() > 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t n = 0; n < g.N; ++n) sample(n);
+  } else {
+    for (int64_t n = 0; n < g.N; ++n) sample(n);
+  }
+}
 
 }  // namespace
 
@@ -117,12 +108,7 @@ void im2col_forward(T* y, const T* x, const T* w, const T* bias, const ConvGeome
               HWo);
     }
   };
-  if (batch_parallel(g)) {
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < g.N; ++n) sample(n);
-  } else {
-    for (int64_t n = 0; n < g.N; ++n) sample(n);
-  }
+  for_each_sample(g, sample);
 }
 
 template <class T>
@@ -138,12 +124,7 @@ void im2col_backward_input(T* gx, const T* gy, const T* w, const ConvGeometry& g
       if (!direct) col2im(col, dst, cig, g);
     }
   };
-  if (batch_parallel(g)) {
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < g.N; ++n) sample(n);
-  } else {
-    for (int64_t n = 0; n < g.N; ++n) sample(n);
-  }
+  for_each_sample(g, sample);
 }
 
 template <class T>
@@ -161,12 +142,6 @@ void im2col_backward_weight(T* gw, const T* x, const T* gy, const ConvGeometry& 
   }
 }
 
-#define ADEPT_INSTANTIATE(T)                                                                 \
-  template void im2col_forward<T>(T*, const T*, const T*, const T*, const ConvGeometry&);    \
-  template void im2col_backward_input<T>(T*, const T*, const T*, const ConvGeometry&);       \
-  template void im2col_backward_weight<T>(T*, const T*, const T*, const ConvGeometry&);
-ADEPT_INSTANTIATE(float)
-ADEPT_INSTANTIATE(double)
-#undef ADEPT_INSTANTIATE
+ADEPT_CONV_ALGO_INSTANTIATE(im2col)
 
 }  // namespace adept::cpu::conv

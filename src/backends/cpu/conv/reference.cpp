@@ -92,12 +92,6 @@ void reference_backward_weight(T* gw, const T* x, const T* gy, const ConvGeometr
   }
 }
 
-#define ADEPT_INSTANTIATE(T)                                                                       \
-  template void reference_forward<T>(T*, const T*, const T*, const T*, const ConvGeometry&);       \
-  template void reference_backward_input<T>(T*, const T*, const T*, const ConvGeometry&);          \
-  template void reference_backward_weight<T>(T*, const T*, const T*, const ConvGeometry&);
-ADEPT_INSTANTIATE(float)
-ADEPT_INSTANTIATE(double)
-#undef ADEPT_INSTANTIATE
+ADEPT_CONV_ALGO_INSTANTIATE(reference)
 
 }  // namespace adept::cpu::conv

@@ -12,13 +12,6 @@
 namespace adept::cpu::conv {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int threads_for(int64_t items, int64_t work) {
-  if (omp_in_parallel() || items * work < 16384) return 1;
-  return static_cast<int>(std::min<int64_t>(items, omp_get_max_threads()));
-}
-
 // U[((grp * 16 + e) * cog + o) * cig + c] = (G w[o, c] G^T)[e] for all groups.
 template <class T>
 void weight_transform(const T* w, T* U, const ConvGeometry& g) {
