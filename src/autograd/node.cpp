@@ -16,6 +16,18 @@ Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1)) {}
 
 SavedTensor::SavedTensor(const Tensor& t) : tensor_(t), version_(t.defined() ? t._version() : 0) {}
 
+namespace {
+// The FunctionNode whose backward closure runs on this thread (for SavedTensor::output).
+thread_local Node* running_node = nullptr;
+}  // namespace
+
+SavedTensor SavedTensor::output(const Tensor& out, uint32_t output_nr) {
+  SavedTensor s(out.detach());
+  s.is_output_ = true;
+  s.output_nr_ = output_nr;
+  return s;
+}
+
 Tensor SavedTensor::get() const {
   if (tensor_.defined() && tensor_._version() != version_) {
     auto fn = tensor_.grad_fn();
@@ -24,6 +36,15 @@ Tensor SavedTensor::get() const {
         "operation: [{}{}] is at version {}; expected version {} instead",
         dtype_name(tensor_.dtype()), fmt::format(" [{}]", fmt::join(tensor_.sizes(), ", ")),
         tensor_._version(), version_));
+  }
+  if (is_output_ && running_node != nullptr && is_grad_enabled() && tensor_.defined()) {
+    Tensor t = tensor_.detach();
+    auto* impl = t.impl();
+    impl->autograd = std::make_unique<AutogradMeta>();
+    impl->autograd->requires_grad = true;
+    impl->autograd->grad_fn = running_node->shared_from_this();
+    impl->autograd->output_nr = output_nr_;
+    return t;
   }
   return tensor_;
 }
@@ -35,6 +56,11 @@ std::vector<Tensor> FunctionNode::apply(std::vector<Tensor>&& grads) {
         "after they have already been freed). Specify retain_graph=true on the first backward call "
         "if you need to backward through the graph a second time.", name_));
   }
+  struct Running {  // marks this node as the one whose saved outputs get() re-attaches
+    Node* prev;
+    explicit Running(Node* n) : prev(running_node) { running_node = n; }
+    ~Running() { running_node = prev; }
+  } running(this);
   return fn_(grads);
 }
 

@@ -49,12 +49,20 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   SavedTensor(const Tensor& t);  // NOLINT(google-explicit-constructor)
+  /// Saves output `output_nr` of the node being recorded. Holding the output itself would make a
+  /// cycle (node -> output -> grad_fn -> node), so its data is kept detached; get() inside a
+  /// backward that builds a graph (create_graph) re-attaches it to the running node, so formulas in
+  /// terms of the output (exp, tanh, softmax ...) have correct second derivatives (PyTorch's
+  /// SavedVariable with is_output).
+  static SavedTensor output(const Tensor& out, uint32_t output_nr = 0);
   Tensor get() const;
   bool defined() const { return tensor_.defined(); }
 
  private:
   Tensor tensor_;
   uint64_t version_ = 0;
+  bool is_output_ = false;
+  uint32_t output_nr_ = 0;
 };
 
 using BackwardFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& grads)>;

@@ -199,7 +199,7 @@ Tensor unary_op(UnaryOp op, const char* name, const char* node, const Tensor& x,
   Dtype compute = floating ? float_of(x.dtype()) : x.dtype();
   Tensor out = run_unary(op, name, x, compute, compute, p);
   if (grad && autograd::needs_grad({&x})) {
-    SavedTensor X = x, Y = out.detach();
+    SavedTensor X = x, Y = SavedTensor::output(out);
     Dtype dx = x.dtype();
     record(node, {x}, {out}, [=](const Grads& g) {
       Tensor r = grad(g[0], X.get(), Y.get());

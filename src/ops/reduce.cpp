@@ -284,7 +284,7 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
     }
   }
   if (autograd::needs_grad({&x})) {
-    SavedTensor Y = out.detach();
+    SavedTensor Y = SavedTensor::output(out);
     record("SoftmaxBackward0", {x}, {out}, [=](const Grads& g) {
       Tensor y = Y.get();
       if (y.dim() == 0) return Grads{zeros_like(g[0])};
@@ -311,7 +311,7 @@ Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) 
     }
   }
   if (autograd::needs_grad({&x})) {
-    SavedTensor Y = out.detach();
+    SavedTensor Y = SavedTensor::output(out);
     record("LogSoftmaxBackward0", {x}, {out}, [=](const Grads& g) {
       Tensor y = Y.get();
       if (y.dim() == 0) return Grads{zeros_like(g[0])};
@@ -333,7 +333,7 @@ static Tensor scan(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype, 
     scan_kernel().get(x.device(), name)(out, x, d, is_prod);
   }
   if (autograd::needs_grad({&x})) {
-    SavedTensor X = x, Y = out.detach();
+    SavedTensor X = x, Y = SavedTensor::output(out);
     record(is_prod ? "CumprodBackward0" : "CumsumBackward0", {x}, {out}, [=](const Grads& g) {
       Tensor rev = flip(cumsum(flip(is_prod ? g[0] * Y.get() : g[0], {d}), d), {d});
       if (!is_prod) return Grads{rev};
