@@ -7,4 +7,5 @@
 #include "adept/ops.h"
 #include "adept/optim.h"
 #include "adept/parallel.h"
+#include "adept/set_data.h"
 #include "adept/tensor.h"

@@ -2,6 +2,8 @@
 // and adept.autograd.{backward, grad} (the Python package wraps the _C functions).
 #include "common.h"
 
+#include "adept/set_data.h"
+
 namespace adept::python {
 
 namespace {
@@ -48,7 +50,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       .def("retain_grad", &Tensor::retain_grad)
       .def("detach", &Tensor::detach)
       .def("detach_", [](py::object self) { self.cast<Tensor&>().detach_(); return self; })
-      .def_property_readonly("data", &Tensor::detach)
+      .def_property("data", &Tensor::detach, [](const Tensor& t, const Tensor& v) { set_data(t, v); })
       .def("backward", [](const Tensor& t, const std::optional<Tensor>& gradient, std::optional<bool> retain_graph,
                           bool create_graph, const py::object& inputs) {
         if (!inputs.is_none()) throw py::type_error("backward: the inputs argument is not supported");

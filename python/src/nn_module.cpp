@@ -194,16 +194,33 @@ void module_delattr(const py::object& self, const std::string& name) {
   object_delattr(self, py::str(name));
 }
 
+/// torch's add_module: KeyError when `name` is already an attribute (a method, a plain attribute,
+/// a parameter or buffer) other than a child module.
+void add_module_py(const py::object& self, const std::string& name, const ModulePtr& child) {
+  Module& m = module_of(self, "assign module");
+  if (!m.has_child(name) && py::hasattr(self, name.c_str()))
+    throw py::key_error("attribute '" + name + "' already exists");
+  m.register_module(name, child);
+}
+
 py::object state_dict_py(Module& m, const std::string& prefix) {
   py::object od = py::module_::import("collections").attr("OrderedDict")();
-  for (auto& [k, t] : m.state_dict(prefix)) od[py::str(k)] = t;
+  // torch prepends `prefix` verbatim (state_dict(prefix="p.") -> "p.0.weight"), unlike the C++
+  // API's dotted join.
+  for (auto& [k, t] : m.state_dict()) od[py::str(prefix + k)] = t;
   return od;
 }
 
 py::object load_state_dict_py(Module& m, const py::object& state, bool strict) {
+  static py::object mapping = py::module_::import("collections.abc").attr("Mapping");
+  if (!py::isinstance(state, mapping))
+    throw py::type_error("Expected state_dict to be dict-like, got " + py::repr(py::type::handle_of(state)).cast<std::string>() + ".");
   nn::StateDict sd;
   for (const py::handle& item : state.attr("items")()) {
     auto kv = item.cast<py::tuple>();
+    if (!py::isinstance<py::str>(kv[0]))
+      throw py::type_error("load_state_dict: keys must be str, got " + py::repr(kv[0]).cast<std::string>() + " (a " +
+                           type_name_of(kv[0]) + ")");
     if (!py::isinstance<Tensor>(kv[1]))
       throw py::type_error("load_state_dict: the value of '" + kv[0].cast<std::string>() + "' is a " +
                            type_name_of(kv[1]) + ", expected an adept.Tensor");
@@ -317,12 +334,8 @@ void init_nn_module(py::module_& m) {
         if (d.contains(name)) throw py::key_error("attribute '" + name + "' already exists");
         mm.register_buffer(name, tensor.is_none() ? Tensor() : tensor.cast<Tensor>(), persistent);
       }, py::arg("name"), py::arg("tensor"), py::arg("persistent") = true)
-      .def("add_module", [](const py::object& self, const std::string& name, const ModulePtr& child) {
-        module_of(self, "assign module").register_module(name, child);
-      }, py::arg("name"), py::arg("module"))
-      .def("register_module", [](const py::object& self, const std::string& name, const ModulePtr& child) {
-        module_of(self, "assign module").register_module(name, child);
-      }, py::arg("name"), py::arg("module"))
+      .def("add_module", &add_module_py, py::arg("name"), py::arg("module"))
+      .def("register_module", &add_module_py, py::arg("name"), py::arg("module"))
       .def("get_submodule", [](const py::object& self, const std::string& target) -> py::object {
         if (target.empty()) return self;
         py::object cur = self;
@@ -399,7 +412,12 @@ void init_nn_module(py::module_& m) {
       nn, "Sequential", py::dynamic_attr(), "Chains its child modules (torch.nn.Sequential).")
       .def(py::init([](const py::args& args) { return build_sequential(new nn::Sequential(), args); },
                     [](const py::args& args) { return build_sequential(new PyModule<nn::Sequential>(), args); }))
-      .def("forward", [](nn::Sequential& s, const Tensor& x) { return s.nn::Sequential::forward(x); }, py::arg("input"))
+      // Chained in Python so that children may pass any object (tuples, dicts...) to the next, as
+      // torch; C++ callers use the Tensor-only Sequential::forward.
+      .def("forward", [](const nn::Sequential& s, py::object x) {
+        for (const py::handle& child : children_list(s)) x = child(x);
+        return x;
+      }, py::arg("input"))
       .def("__len__", &nn::Sequential::size)
       .def("__getitem__", [](const nn::Sequential& s, const py::object& idx) { return container_getitem(s, idx); })
       .def("__setitem__", [](nn::Sequential& s, int64_t idx, const ModulePtr& v) { s.set(idx, v); })

@@ -18,7 +18,19 @@ class PyModule : public Base {
  public:
   using Base::Base;
 
-  Tensor forward(const Tensor& input) override { PYBIND11_OVERRIDE(Tensor, Base, forward, input); }
+  /// A Python forward reached from C++ (a C++ container's forward) must return a Tensor: TypeError
+  /// naming the module and the returned type otherwise.
+  Tensor forward(const Tensor& input) override {
+    py::gil_scoped_acquire gil;
+    py::function override = py::get_override(static_cast<const Base*>(this), "forward");
+    if (!override) return Base::forward(input);
+    py::object out = override(input);
+    if (!py::isinstance<Tensor>(out))
+      throw py::type_error(this->type_name() + ".forward returned a " +
+                           py::str(py::type::handle_of(out).attr("__name__")).cast<std::string>() +
+                           " where the calling C++ module needs a Tensor");
+    return out.cast<Tensor>();
+  }
   std::string extra_repr() const override { PYBIND11_OVERRIDE(std::string, Base, extra_repr, ); }
   nn::Module& train(bool mode) override { PYBIND11_OVERRIDE(nn::Module&, Base, train, mode); }
   std::string type_name() const override {

@@ -121,7 +121,18 @@ OptimizerStateDict state_from_py(const py::dict& d) {
   for (const auto& [k, v] : d["state"].cast<py::dict>()) {
     ParamState& s = sd.state[k.cast<int64_t>()];
     for (const auto& [key, t] : v.cast<py::dict>()) {
-      if (!t.is_none()) s[py::str(key)] = t.cast<Tensor>();  // SGD without momentum: None in torch
+      const std::string name = py::str(key);
+      if (t.is_none()) continue;  // SGD without momentum: None in torch
+      if (py::isinstance<Tensor>(t)) {
+        s[name] = t.cast<Tensor>();
+      } else if (name == "step" && (py::isinstance<py::int_>(t) || py::isinstance<py::float_>(t)) &&
+                 !py::isinstance<py::bool_>(t)) {
+        s[name] = scalar_tensor(t.cast<double>(), TensorOptions(kFloat32));  // torch <= 1.11 saved a number
+      } else {
+        throw py::type_error("load_state_dict: state '" + name + "' of param " + py::str(k).cast<std::string>() +
+                             " is a " + py::str(py::type::handle_of(t).attr("__name__")).cast<std::string>() +
+                             ", expected a Tensor");
+      }
     }
   }
   for (const py::handle& g : d["param_groups"]) {

@@ -9,6 +9,7 @@
 
 #include "adept/autograd.h"
 #include "adept/errors.h"
+#include "adept/set_data.h"
 
 namespace adept::nn {
 
@@ -37,20 +38,6 @@ std::string add_indent(const std::string& s, int n) {
     if (c == '\n') out += pad;
   }
   return out;
-}
-
-/// Points `dst`'s TensorImpl at `src`'s data (storage, layout, dtype), keeping dst's autograd state,
-/// so every holder of dst's handle sees the moved/cast tensor.
-void swap_in(const Tensor& dst, const Tensor& src) {
-  TensorImpl* d = dst.impl();
-  const TensorImpl* s = src.impl();
-  d->storage = s->storage;
-  d->sizes = s->sizes;
-  d->strides = s->strides;
-  d->storage_offset = s->storage_offset;
-  d->dtype = s->dtype;
-  d->is_view = false;
-  d->view_base = nullptr;
 }
 
 }  // namespace
@@ -287,10 +274,10 @@ void Module::convert(const std::optional<Device>& device, std::optional<Dtype> d
         if (!s.tensor.defined()) continue;
         Tensor g = s.tensor.grad();
         Tensor moved = target(s.tensor);
-        if (!moved.is_same(s.tensor)) swap_in(s.tensor, moved);
+        if (!moved.is_same(s.tensor)) set_data(s.tensor, moved);
         if (g.defined()) {
           Tensor gm = target(g);
-          if (!gm.is_same(g)) swap_in(g, gm);
+          if (!gm.is_same(g)) set_data(g, gm);
         }
       }
     }

@@ -8,6 +8,7 @@
 
 #include "adept/autograd.h"
 #include "adept/ops.h"
+#include "ops/helpers.h"
 
 namespace adept::optim {
 
@@ -141,6 +142,24 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
     ADEPT_CHECK(it != params_by_index.end(), ValueError,
                 "{}.load_state_dict: state of param {} which no param group lists", name_, index);
     const Tensor& p = it->second;
+    if (!entries.empty()) {
+      for (const std::string& key : required_state_keys())
+        ADEPT_CHECK(entries.count(key), ValueError, "{}.load_state_dict: the state of param {} lacks '{}'", name_,
+                    index, key);
+    }
+    for (const auto& [key, value] : entries) {
+      ADEPT_CHECK(value.defined(), ValueError, "{}.load_state_dict: state '{}' of param {} is undefined", name_, key,
+                  index);
+      if (key == "step") {
+        ADEPT_CHECK(value.numel() == 1, ValueError,
+                    "{}.load_state_dict: state 'step' of param {} must hold one number, got shape {}", name_, index,
+                    shape_str(value.sizes()));
+      } else {
+        ADEPT_CHECK(value.sizes() == p.sizes(), ValueError,
+                    "{}.load_state_dict: state '{}' of param {} has shape {}, expected the param's shape {}", name_,
+                    key, index, shape_str(value.sizes()), shape_str(p.sizes()));
+      }
+    }
     ParamState& s = state[p.impl()];
     for (const auto& [key, value] : entries) {
       Tensor v = value.detach();

@@ -181,6 +181,19 @@ TEST(Module, ToDtypeKeepsHandleIdentity) {
   EXPECT_TRUE(params[0].device().is_cpu());
 }
 
+TEST(Module, SetDataReplacesDataKeepingHandleAndAutogradState) {
+  Linear lin(3, 2);
+  Tensor w = lin.parameter("weight");
+  set_data(w, zeros({4, 3}, TensorOptions(kFloat64)));
+  EXPECT_TRUE(w.is_same(lin.parameter("weight")));
+  EXPECT_EQ(w.sizes(), (Shape{4, 3}));
+  EXPECT_EQ(w.dtype(), kFloat64);
+  EXPECT_TRUE(w.requires_grad());
+  EXPECT_TRUE(w.is_leaf());
+  EXPECT_EQ(w.sum().item<double>(), 0.0);
+  EXPECT_THROW(set_data(w, Tensor()), ValueError);
+}
+
 TEST(Module, ZeroGradToZerosAndFreezing) {
   Linear lin(3, 2);
   Tensor x = uniform({4, 3}, -1, 1, kFloat32);
@@ -250,8 +263,11 @@ TEST(Sequential, ForwardIndexingSlicing) {
   EXPECT_THROW(seq.slice(0, 2, 0), ValueError);
   seq.append(std::make_shared<ReLU>());
   EXPECT_EQ(seq.named_children().back().first, "3");
-  seq.erase(0);
-  EXPECT_EQ(seq.named_children().front().first, "1");
+  seq.erase(0);  // renumbers the rest "0", "1", ... (torch 1.13's __delitem__)
+  EXPECT_EQ(seq.size(), 3);
+  EXPECT_EQ(seq.named_children().front().first, "0");
+  EXPECT_EQ(seq.named_children().back().first, "2");
+  EXPECT_EQ(seq[1].get(), l2.get());
   EXPECT_TRUE(close(Sequential().forward(x), x, 0, 0));
 }
 

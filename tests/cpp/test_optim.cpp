@@ -213,6 +213,28 @@ TEST(Optim, LoadStateDictErrorsAndCast) {
   EXPECT_EQ(opt.state(f).at("momentum_buffer").dtype(), kFloat32);
 }
 
+TEST(Optim, LoadStateDictRejectsMalformedState) {
+  Tensor p = leaf({1.0, 2.0});
+  Adam adam({p}, {.lr = 0.1});
+  set_grad(p, {0.5, -0.5});
+  adam.step();
+  OptimizerStateDict good = adam.state_dict();
+  OptimizerStateDict no_step = good;
+  no_step.state[0].erase("step");
+  EXPECT_THROW(adam.load_state_dict(no_step), ValueError);  // not a later failure inside step()
+  OptimizerStateDict bad_shape = good;
+  bad_shape.state[0]["exp_avg"] = T({0.0, 0.0, 0.0}, kFloat64);
+  EXPECT_THROW(adam.load_state_dict(bad_shape), ValueError);
+  SGD sgd({p}, {.lr = 0.1, .momentum = 0.9});
+  OptimizerStateDict wide_buffer;
+  wide_buffer.state[0]["momentum_buffer"] = T({0.0}, kFloat64);
+  wide_buffer.param_groups = sgd.state_dict().param_groups;
+  EXPECT_THROW(sgd.load_state_dict(wide_buffer), ValueError);
+  adam.load_state_dict(good);
+  adam.step();
+  EXPECT_EQ(adam.state(p).at("step").item<double>(), 2.0);
+}
+
 // ---- LR schedulers ----
 
 SGD make_sgd(Tensor& p, double lr) { return SGD({p}, {.lr = lr, .momentum = 0.9}); }

@@ -384,9 +384,16 @@ def test_containers(m):
     seq.append(nn.ReLU())
     assert len(seq) == 4
     del seq[0]
-    assert [n for n, _ in seq.named_children()] == ["1", "2", "3"]
+    tseq.append(torch.nn.ReLU())
+    del tseq[0]
+    assert [n for n, _ in seq.named_children()] == [n for n, _ in tseq.named_children()] == ["0", "1", "2"]
+    assert seq[0] is l2
     od = nn.Sequential(collections.OrderedDict([("a", nn.ReLU()), ("b", nn.Tanh())]))
     assert [n for n, _ in od.named_children()] == ["a", "b"]
+    del od[0]  # torch renames the remaining named children too
+    tod = torch.nn.Sequential(collections.OrderedDict([("a", torch.nn.ReLU()), ("b", torch.nn.Tanh())]))
+    del tod[0]
+    assert [n for n, _ in od.named_children()] == [n for n, _ in tod.named_children()]
     with pytest.raises(TypeError):
         nn.Sequential(3)
 
@@ -622,3 +629,71 @@ def test_interpreter_exit_with_python_modules_held_by_cpp(m):
                        env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "(1, 2)"
+
+
+def test_state_dict_prefix_is_prepended_verbatim(m):
+    seq, tseq = m.nn.Sequential(m.nn.Linear(1, 1)), torch.nn.Sequential(torch.nn.Linear(1, 1))
+    for prefix in ("p.", "p", ""):
+        assert list(seq.state_dict(prefix=prefix)) == list(tseq.state_dict(prefix=prefix))
+
+
+def test_load_state_dict_rejects_non_mapping_and_non_str_keys(m):
+    lin = m.nn.Linear(2, 1)
+    pairs = list(lin.state_dict().items())
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like"):
+        lin.load_state_dict(pairs)
+    with pytest.raises(TypeError, match="keys must be str"):
+        lin.load_state_dict({1: m.zeros(1)})
+
+
+def test_add_module_over_existing_attribute_raises_key_error(m):
+    for lib in (m, torch):
+        mod = lib.nn.Module()
+        mod.x = 3
+        with pytest.raises(KeyError, match="attribute 'x' already exists"):
+            mod.add_module("x", lib.nn.ReLU())
+        with pytest.raises(KeyError, match="attribute 'forward' already exists"):
+            mod.add_module("forward", lib.nn.ReLU())
+        mod.add_module("y", lib.nn.ReLU())
+        mod.add_module("y", lib.nn.Tanh())  # replacing a child is allowed
+        assert type(mod.y).__name__ == "Tanh"
+
+
+def test_data_assignment_replaces_parameter_in_place(m):
+    lin = m.nn.Linear(3, 2)
+    w = lin.weight
+    opt = m.optim.SGD(lin.parameters(), lr=0.5)
+    lin.weight.data = m.zeros(2, 3)
+    assert lin.weight is w and w.requires_grad and w.grad_fn is None
+    assert np.all(npy(w) == 0) and tuple(w.shape) == (2, 3)
+    x = A(m, rand(4, 3))
+    np.testing.assert_allclose(npy(lin(x)), np.broadcast_to(npy(lin.bias), (4, 2)), rtol=0, atol=0)
+    lin(x).sum().backward()
+    opt.step()  # the optimizer built before still updates the same tensor
+    np.testing.assert_allclose(npy(lin.weight), -0.5 * npy(x).sum(0)[None].repeat(2, 0), rtol=1e-6, atol=1e-6)
+    t = m.ones(2)
+    t.data = m.zeros(5, dtype=m.float64)  # shape and dtype may change, as torch
+    assert tuple(t.shape) == (5,) and t.dtype == m.float64 and not t.requires_grad
+
+
+def test_sequential_passes_any_object_between_python_children(m):
+    class Split(m.nn.Module):
+        def forward(self, x):
+            return x, x * 2
+
+    class Add(m.nn.Module):
+        def forward(self, pair):
+            return pair[0] + pair[1]
+
+    seq = m.nn.Sequential(Split(), Add(), m.nn.ReLU())
+    x = A(m, rand(3, 2))
+    np.testing.assert_allclose(npy(seq(x)), np.maximum(3 * npy(x), 0), rtol=1e-6)
+
+
+def test_layer_norm_shape_error_message(m):
+    with pytest.raises(RuntimeError) as ours:
+        m.nn.functional.layer_norm(m.zeros(2, 4), [5])
+    with pytest.raises(RuntimeError) as ref:
+        torch.nn.functional.layer_norm(torch.zeros(2, 4), [5])
+    expected = "expected input with shape [*, 5], but got input of size[2, 4]"
+    assert expected in str(ref.value) and expected in str(ours.value)

@@ -281,6 +281,45 @@ def test_load_state_dict_errors():
         a.opt.load_state_dict(c.opt.state_dict())
 
 
+def test_load_state_dict_rejects_malformed_state():
+    make = lambda lib, ps: lib.optim.Adam(ps, lr=0.01)
+    src = _Run(adept, np.float32, make)
+    src.step()
+    good = src.opt.state_dict()
+    dst = _Run(adept, np.float32, make)
+    no_step = {"state": {0: {k: v for k, v in good["state"][0].items() if k != "step"}},
+               "param_groups": good["param_groups"]}
+    with pytest.raises(ValueError, match=r"Adam.load_state_dict: the state of param 0 lacks 'step'"):
+        dst.opt.load_state_dict(no_step)
+    bad_shape = {"state": {0: dict(good["state"][0], exp_avg=adept.zeros(7))}, "param_groups": good["param_groups"]}
+    with pytest.raises(ValueError, match="state 'exp_avg' of param 0 has shape"):
+        dst.opt.load_state_dict(bad_shape)
+    with pytest.raises(TypeError, match="state 'exp_avg' of param 0 is a str"):
+        dst.opt.load_state_dict({"state": {0: dict(good["state"][0], exp_avg="x")},
+                                 "param_groups": good["param_groups"]})
+    dst.step()  # a rejected load leaves the optimizer usable
+
+
+def test_load_state_dict_accepts_step_as_number_like_old_torch():
+    """torch <= 1.11 saved Adam's step as a Python int; loading it must resume the same trajectory."""
+    make = lambda lib, ps: lib.optim.Adam(ps, lr=0.01)
+    ref = _Run(adept, np.float32, make)
+    for _ in range(2):
+        ref.step()
+    sd = ref.opt.state_dict()
+    old = {"state": {i: dict(st, step=int(st["step"].item())) for i, st in sd["state"].items()},
+           "param_groups": sd["param_groups"]}
+    ours = _Run(adept, np.float32, make)
+    with adept.no_grad():
+        for p, q in zip(ours.params, ref.params):
+            p.copy_(q)
+    ours.opt.load_state_dict(old)
+    assert float(ours.opt.state_dict()["state"][0]["step"].item()) == 2.0
+    ours.step()
+    ref.step()
+    _assert_same(ours.values(), ref.values(), np.float32)
+
+
 @pytest.mark.parametrize("set_to_none", [True, False])
 def test_zero_grad(set_to_none):
     run = _Run(adept, np.float32, lambda lib, ps: lib.optim.Adam(ps))

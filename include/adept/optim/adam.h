@@ -34,6 +34,7 @@ class Adam : public Optimizer {
  protected:
   Adam(std::string name, std::vector<ParamGroup> groups, const AdamOptions& options, double default_weight_decay);
   void step_group(ParamGroup& group) override;
+  std::vector<std::string> required_state_keys() const override { return {"step", "exp_avg", "exp_avg_sq"}; }
   /// Whether weight decay is decoupled (AdamW: p *= 1 - lr * weight_decay before the update).
   virtual bool decoupled_weight_decay() const { return false; }
 };

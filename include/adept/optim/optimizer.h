@@ -97,8 +97,10 @@ class Optimizer {
 
   OptimizerStateDict state_dict() const;
   /// Restores options and state. ValueError when the number of groups or of params in a group
-  /// differs. State tensors are copied, cast to their param's dtype (floating params, except
-  /// "step") and moved to its device, as torch.
+  /// differs, or when a param's (non-empty) state lacks one of required_state_keys(), has a "step"
+  /// of more than one element or another entry whose shape differs from the param's (checked
+  /// here so that step() cannot fail later on a malformed state). State tensors are copied, cast
+  /// to their param's dtype (floating params, except "step") and moved to its device, as torch.
   void load_state_dict(const OptimizerStateDict& state_dict);
 
  protected:
@@ -106,6 +108,8 @@ class Optimizer {
   Optimizer(std::string name, std::vector<ParamGroup> groups, Options defaults);
   /// Updates the params of `group` that have a grad. Called under no-grad.
   virtual void step_group(ParamGroup& group) = 0;
+  /// The entries step_group expects in a param's non-empty state (validated by load_state_dict).
+  virtual std::vector<std::string> required_state_keys() const { return {}; }
 
  private:
   std::string name_;

@@ -187,7 +187,7 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
-  ADEPT_CHECK(ok, ShapeError, "layer_norm: Given normalized_shape={}, expected input with shape [*, {}], but got input "
+  ADEPT_CHECK(ok, ShapeError, "layer_norm: Given normalized_shape={}, expected input with shape [*, {}, but got input "
               "of size{}", shape_str(normalized_shape), shape_str(normalized_shape).substr(1),
               shape_str(input.sizes()));
   ADEPT_CHECK(!weight.defined() || weight.sizes() == normalized_shape, ShapeError,

@@ -29,6 +29,11 @@ size_t wrap_index(int64_t index, size_t n, const char* what) {
   ADEPT_CHECK(index >= -len && index < len, IndexError, "index {} is out of range for {} of length {}", index, what, len);
   return static_cast<size_t>(index < 0 ? index + len : index);
 }
+
+/// Renames the children "0", "1", ... in order.
+void renumber(std::vector<std::pair<std::string, ModulePtr>>& children) {
+  for (size_t i = 0; i < children.size(); ++i) children[i].first = std::to_string(i);
+}
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -70,6 +75,7 @@ void Sequential::set(int64_t index, ModulePtr m) {
 void Sequential::erase(int64_t index) {
   auto& c = children_list();
   c.erase(c.begin() + static_cast<std::ptrdiff_t>(checked_index(index)));
+  renumber(c);
 }
 
 Sequential& Sequential::append(ModulePtr m) {
@@ -101,15 +107,10 @@ void ModuleList::set(int64_t index, ModulePtr m) {
   children_list()[checked_index(index)].second = std::move(m);
 }
 
-void ModuleList::renumber() {
-  auto& c = children_list();
-  for (size_t i = 0; i < c.size(); ++i) c[i].first = std::to_string(i);
-}
-
 void ModuleList::erase(int64_t index) {
   auto& c = children_list();
   c.erase(c.begin() + static_cast<std::ptrdiff_t>(checked_index(index)));
-  renumber();
+  renumber(c);
 }
 
 ModuleList& ModuleList::append(ModulePtr m) {
@@ -129,7 +130,7 @@ void ModuleList::insert(int64_t index, ModulePtr m) {
   int64_t n = size();
   int64_t pos = std::clamp<int64_t>(index < 0 ? index + n : index, 0, n);
   c.insert(c.begin() + pos, {"", std::move(m)});
-  renumber();
+  renumber(c);
 }
 
 // ---------------------------------------------------------------------------------------------

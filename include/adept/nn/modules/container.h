@@ -31,7 +31,8 @@ class Sequential : public Module {
                                     int64_t step = 1) const;
   /// Replaces the module at `index` (negative allowed), keeping its name.
   void set(int64_t index, ModulePtr m);
-  /// Removes the module at `index`; the other children keep their names (as torch's __delitem__).
+  /// Removes the module at `index` and renames the remaining children "0", "1", ... in order, even
+  /// ones given other names (as torch 1.13's __delitem__).
   void erase(int64_t index);
   /// Appends under the name str(size()).
   Sequential& append(ModulePtr m);
@@ -58,7 +59,6 @@ class ModuleList : public Module {
 
  private:
   size_t checked_index(int64_t index) const;
-  void renumber();
 };
 
 /// Modules by string key in insertion order (torch.nn.ModuleDict). No forward.
