@@ -1,6 +1,7 @@
 // Umbrella header of the Adept C++ API.
 #pragma once
 #include "adept/autograd.h"
+#include "adept/data.h"
 #include "adept/io/safetensors.h"
 #include "adept/nn.h"
 #include "adept/nn/utils/clip_grad.h"
