@@ -12,6 +12,8 @@ from . import autograd  # noqa: F401
 from . import nn  # noqa: F401
 from . import optim  # noqa: F401
 from . import io  # noqa: F401
+from . import data  # noqa: F401
+from . import utils  # noqa: F401
 from .io import save, load  # noqa: F401  (safetensors checkpoints)
 
 __version__ = "0.1.0"

@@ -25,25 +25,8 @@
 
 namespace adept::data::detail {
 
-namespace {
-
-enum : uint8_t { kTask = 1, kExit = 2, kBatch = 3, kError = 4 };
-
-bool g_in_worker = false;
-
-std::vector<std::function<void()>>& start_hooks() {
-  static std::vector<std::function<void()>> hooks;
-  return hooks;
-}
-
-// Length-prefixed messages. Writers build a byte string; readers walk it with bounds checks.
-struct Writer {
-  std::string buf;
-  template <class T> void put(T v) { buf.append(reinterpret_cast<const char*>(&v), sizeof v); }
-  void str(const std::string& s) { put<uint32_t>(static_cast<uint32_t>(s.size())); buf += s; }
-};
-
-struct Reader {
+// Reads a message body with bounds checks.
+struct MessageReader {
   const std::string& buf;
   size_t at = 0;
   template <class T> T get() {
@@ -61,6 +44,25 @@ struct Reader {
     return s;
   }
 };
+
+namespace {
+
+enum : uint8_t { kTask = 1, kExit = 2, kBatch = 3, kError = 4 };
+
+bool g_in_worker = false;
+
+std::vector<std::function<void()>>& start_hooks() {
+  static std::vector<std::function<void()>> hooks;
+  return hooks;
+}
+
+// Length-prefixed messages: a writer builds the body as a byte string.
+struct Writer {
+  std::string buf;
+  template <class T> void put(T v) { buf.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void str(const std::string& s) { put<uint32_t>(static_cast<uint32_t>(s.size())); buf += s; }
+};
+
 
 // Sends a whole message; false when the peer is gone. MSG_NOSIGNAL: no SIGPIPE in either process.
 bool send_message(int fd, const std::string& body) {
@@ -239,7 +241,7 @@ void WorkerPool::worker_main(Worker& self) {
   for (;;) {
     auto msg = recv_message(fd);
     if (!msg) finish(0);  // the main process closed the pool or died
-    Reader r{*msg};
+    MessageReader r{*msg};
     const auto kind = r.get<uint8_t>();
     if (kind == kExit) finish(0);
     const auto seq = r.get<int64_t>();
@@ -360,19 +362,10 @@ Batch WorkerPool::receive(int64_t seq) {
     }
     auto msg = recv_message(w.fd);
     if (!msg) fail_dead(w);
-    Reader r{*msg};
+    MessageReader r{*msg};
     const auto kind = r.get<uint8_t>();
     const auto got = r.get<int64_t>();
-    if (kind == kError) {
-      const auto index = r.get<int64_t>();
-      std::string type = r.str(), text = r.str(), payload = r.str();
-      std::string where = got < 0 ? std::string("while starting (worker_init_fn)")
-                          : index >= 0 ? fmt::format("while loading sample {} of batch {}", index, got)
-                                       : fmt::format("while collating batch {}", got);
-      throw DataLoaderWorkerError(fmt::format("DataLoader worker {} (pid {}) raised {} {}: {}", w.id, w.pid, type,
-                                              where, text),
-                                  w.id, index, type, text, payload);
-    }
+    if (kind == kError) throw_worker_error(w, got, r);
     ADEPT_CHECK(kind == kBatch && got == w.queued.front(), IOError,
                 "DataLoader: worker {} answered batch {} while batch {} was expected", w.id, got, w.queued.front());
     w.queued.pop_front();
@@ -391,6 +384,16 @@ Batch WorkerPool::receive(int64_t seq) {
   }
 }
 
+void WorkerPool::throw_worker_error(Worker& w, int64_t seq, MessageReader& r) {
+  const auto index = r.get<int64_t>();
+  std::string type = r.str(), text = r.str(), payload = r.str();
+  std::string where = seq < 0 ? std::string("while starting (worker_init_fn)")
+                      : index >= 0 ? fmt::format("while loading sample {} of batch {}", index, seq)
+                                   : fmt::format("while collating batch {}", seq);
+  throw DataLoaderWorkerError(fmt::format("DataLoader worker {} (pid {}) raised {} {}: {}", w.id, w.pid, type, where, text),
+                              w.id, index, type, text, payload);
+}
+
 void WorkerPool::fail_dead(Worker& w) {
   auto status = wait_for(w.pid, 2.0);
   if (!status) {
@@ -400,6 +403,14 @@ void WorkerPool::fail_dead(Worker& w) {
   w.alive = false;
   ShmSegment::unlink_prefix(fmt::format("{}{}.", prefix_, w.id));
   broken_ = true;
+  // A worker that reported an error before exiting (e.g. worker_init_fn raised): that error is
+  // the one to raise. Its end is closed, so these reads do not block.
+  while (auto msg = recv_message(w.fd)) {
+    MessageReader r{*msg};
+    const auto kind = r.get<uint8_t>();
+    const auto seq = r.get<int64_t>();
+    if (kind == kError) throw_worker_error(w, seq, r);
+  }
   throw DataLoaderWorkerError(
       fmt::format("DataLoader worker {} (pid {}) exited unexpectedly: {}", w.id, w.pid,
                   status ? describe_status(*status) : "it closed its connection"),

@@ -15,6 +15,8 @@
 
 namespace adept::data::detail {
 
+struct MessageReader;
+
 /// Thrown by a produce function in a worker to report an error with its own type name and
 /// payload (the Python bindings pass the exception's type and traceback this way).
 struct WorkerFailure : std::exception {
@@ -76,6 +78,7 @@ class WorkerPool {
   void top_up();
   Batch receive(int64_t seq);
   [[noreturn]] void fail_dead(Worker& w);
+  [[noreturn]] void throw_worker_error(Worker& w, int64_t seq, MessageReader& r);
 
   ProduceFn produce_;
   WorkerPoolOptions options_;

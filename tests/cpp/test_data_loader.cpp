@@ -312,3 +312,22 @@ TEST(DataLoaderInProcess, WorkerInfoAndSampleSeed) {
   }
   EXPECT_FALSE(get_worker_info().has_value());
 }
+
+#ifdef ADEPT_WITH_VULKAN
+TEST(DataLoaderWorkers, GpuUseInAWorkerIsAnError) {
+  struct GpuDataset : Dataset {
+    int64_t size() const override { return 2; }
+    Sample get(int64_t i) override { return Sample{{"x", zeros({2}, Device("vulkan:0"))}}; }
+  };
+  DataLoaderOptions o;
+  o.num_workers = 1;
+  DataLoader loader(std::make_shared<GpuDataset>(), o);
+  try {
+    for (Batch& b : loader) (void)b;
+    FAIL() << "no error";
+  } catch (const DataLoaderWorkerError& e) {
+    EXPECT_NE(std::string(e.what()).find("must not use a GPU"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(leftover_segments(), 0);
+}
+#endif

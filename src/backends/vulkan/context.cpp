@@ -7,6 +7,7 @@
 
 #include "adept/errors.h"
 #include "backends/vulkan/allocator.h"
+#include "data/worker_pool.h"
 #include "backends/vulkan/pipeline.h"
 #include "backends/vulkan/stream.h"
 
@@ -169,6 +170,11 @@ uint64_t validation_error_count() { return g_validation_errors.load(); }
 bool Context::available() { return holder().instance != VK_NULL_HANDLE && !holder().devices.empty(); }
 
 Context& Context::get(int index) {
+  // A forked DataLoader worker must not touch the parent's device (nor take locks another
+  // thread of the parent may have held at fork time).
+  ADEPT_CHECK(!data::detail::in_worker_process(), DeviceError,
+              "vulkan: DataLoader worker processes must not use a GPU device; return CPU tensors from the "
+              "dataset and move batches to the device in the main process");
   static std::mutex mu;
   static std::vector<Context*> contexts;
   if (index < 0) index = default_index();

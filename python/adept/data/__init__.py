@@ -1,0 +1,12 @@
+"""Datasets, samplers and the DataLoader (torch.utils.data)."""
+from adept._C._data import sample_seed
+
+from .collate import default_collate, default_convert
+from .dataloader import DataLoader, WorkerInfo, get_worker_info
+from .dataset import ConcatDataset, CppDataset, Dataset, Subset, TensorDataset
+from .sampler import (BatchSampler, DistributedSampler, RandomSampler, Sampler, SequentialSampler,
+                      SubsetRandomSampler)
+
+__all__ = ["DataLoader", "Dataset", "CppDataset", "TensorDataset", "Subset", "ConcatDataset", "Sampler",
+           "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler", "DistributedSampler",
+           "default_collate", "default_convert", "get_worker_info", "WorkerInfo", "sample_seed"]

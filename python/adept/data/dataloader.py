@@ -1,0 +1,281 @@
+"""DataLoader (torch.utils.data.DataLoader): batches in the main process or in worker processes.
+
+Workers are forked by the C++ worker pool (adept::data::detail::WorkerPool) with the GIL held;
+each runs this module's ``_produce`` on its batches and returns the collated batch through POSIX
+shared memory: its tensors travel as shared-memory views, the rest of its structure pickled.
+Randomness inside ``__getitem__`` (Python's ``random``, NumPy's global generator, Adept's default
+generator, ``sample_seed()``) is seeded per sample from (seed, epoch, index), so a batch does not
+depend on ``num_workers``."""
+import pickle
+import random
+import sys
+
+import adept
+from adept import _C
+
+from .collate import default_collate, default_convert
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
+
+__all__ = ["DataLoader", "get_worker_info", "WorkerInfo"]
+
+_STRUCTURE = "__structure__"
+
+
+class WorkerInfo:
+    """What ``get_worker_info()`` returns inside a worker process."""
+
+    def __init__(self, id, num_workers, seed, dataset):
+        self.id, self.num_workers, self.seed, self.dataset = id, num_workers, seed, dataset
+
+    def __repr__(self):
+        return "WorkerInfo(id={}, num_workers={}, seed={}, dataset={!r})".format(
+            self.id, self.num_workers, self.seed, self.dataset)
+
+
+_worker_info = None
+
+
+def get_worker_info():
+    """The WorkerInfo of this worker process, or None in the main process."""
+    return _worker_info
+
+
+class _Ref:
+    """Stands for the i-th tensor of a batch in its pickled structure."""
+    __slots__ = ("i",)
+
+    def __init__(self, i):
+        self.i = i
+
+    def __reduce__(self):
+        return (_Ref, (self.i,))
+
+
+def _flatten(obj, tensors):
+    if isinstance(obj, adept.Tensor):
+        tensors.append(obj.detach().contiguous())
+        return _Ref(len(tensors) - 1)
+    if isinstance(obj, dict):
+        return type(obj)((k, _flatten(v, tensors)) for k, v in obj.items())
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_flatten(v, tensors) for v in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_flatten(v, tensors) for v in obj)
+    return obj
+
+
+def _unflatten(obj, tensors):
+    if isinstance(obj, _Ref):
+        return tensors[obj.i]
+    if isinstance(obj, dict):
+        return type(obj)((k, _unflatten(v, tensors)) for k, v in obj.items())
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_unflatten(v, tensors) for v in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_unflatten(v, tensors) for v in obj)
+    return obj
+
+
+def _seed_sample(seed):
+    random.seed(seed)
+    adept.manual_seed(seed)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        np.random.seed(seed % (2 ** 32))
+
+
+def _fetch(dataset, indices, collate_fn, auto_collation, worker_id, num_workers, seed, epoch):
+    """Loads and collates one batch, each sample under its own seed."""
+    samples = []
+    for i in indices:
+        _C._data._set_worker_info(worker_id, num_workers, seed, epoch, i)
+        _seed_sample(_C._data._mix_seed(seed, epoch, i))
+        samples.append(dataset[i])
+    _C._data._set_worker_info(worker_id, num_workers, seed, epoch, -1)
+    batch = collate_fn(samples) if auto_collation else collate_fn(samples[0])
+    _C._data._clear_worker_info()
+    return batch
+
+
+class _RngGuard:
+    """Keeps the main process's generators as they were around in-process loading."""
+
+    def __enter__(self):
+        np = sys.modules.get("numpy")
+        self.state = (random.getstate(), adept.get_rng_state(), np.random.get_state() if np is not None else None)
+
+    def __exit__(self, *exc):
+        random.setstate(self.state[0])
+        adept.set_rng_state(self.state[1])
+        if self.state[2] is not None:
+            sys.modules["numpy"].random.set_state(self.state[2])
+        _C._data._clear_worker_info()
+
+
+def _reraise(err):
+    """Raises a worker's error as its own exception type when possible (as torch does)."""
+    message, worker_id, index, type_name, original, payload = err.args
+    where = "while loading sample {}".format(index) if index >= 0 else ""
+    text = message if not type_name else "Caught {} in DataLoader worker process {} {}.\nOriginal {}".format(
+        type_name, worker_id, where, original)
+    exc_type = None
+    if payload:
+        try:
+            exc_type = pickle.loads(payload)
+        except Exception:
+            exc_type = None
+    if isinstance(exc_type, type) and issubclass(exc_type, BaseException):
+        try:
+            new = exc_type(text)
+        except Exception:
+            new = None
+        if new is not None:
+            raise new from None
+    raise RuntimeError(text) from None
+
+
+class DataLoader:
+    """Iterates over ``dataset`` in batches (torch's arguments and errors). ``num_workers > 0``
+    loads in that many worker processes; the batches, their order and their random augmentation
+    are the same for any ``num_workers``. ``seed`` fixes shuffling and per-sample seeds (default:
+    drawn from Adept's default generator when the loader is built). Not supported: iterable-style
+    datasets, ``pin_memory`` (accepted, no effect on the CPU), ``multiprocessing_context`` other
+    than fork."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device="", seed=None):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                             "let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        if prefetch_factor is not None and prefetch_factor < 1:
+            raise ValueError("prefetch_factor option should be >= 1")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if multiprocessing_context not in (None, "fork"):
+            raise ValueError("multiprocessing_context: Adept's workers are always forked, got {!r}".format(
+                multiprocessing_context))
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                                 "and drop_last")
+            batch_size = None
+            drop_last = False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+        if seed is None:
+            seed = int(adept.randint(0, 2 ** 62, (1,), generator=generator).item())
+        self.seed = seed
+        if sampler is None:
+            sampler = RandomSampler(dataset, seed=_C._data._mix_seed(seed, 0, -2)) if shuffle \
+                else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.persistent_workers = persistent_workers
+        self.generator = generator
+        self.multiprocessing_context = multiprocessing_context
+        self.collate_fn = collate_fn if collate_fn is not None else (
+            default_collate if batch_sampler is not None else default_convert)
+        self.epoch = 0
+        self._pool = None
+
+    @property
+    def _auto_collation(self):
+        return self.batch_sampler is not None
+
+    def _index_batches(self):
+        if self._auto_collation:
+            return iter(self.batch_sampler)
+        return ([i] for i in self.sampler)
+
+    def __len__(self):
+        return len(self.batch_sampler) if self._auto_collation else len(self.sampler)
+
+    def __iter__(self):
+        epoch = self.epoch
+        self.epoch += 1
+        if self.num_workers == 0:
+            return self._iter_in_process(epoch)
+        return self._iter_workers(epoch)
+
+    def _iter_in_process(self, epoch):
+        for indices in self._index_batches():
+            with _RngGuard():
+                batch = _fetch(self.dataset, indices, self.collate_fn, self._auto_collation, -1, 0, self.seed, epoch)
+            yield batch
+
+    def _start_pool(self):
+        dataset, collate_fn, auto = self.dataset, self.collate_fn, self._auto_collation
+        num_workers, seed, user_init = self.num_workers, self.seed, self.worker_init_fn
+
+        def init(worker_id):
+            global _worker_info
+            _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+            _seed_sample(_C._data._mix_seed(seed, -1, worker_id))
+            if user_init is not None:
+                user_init(worker_id)
+
+        def produce(indices, epoch, worker_id):
+            batch = _fetch(dataset, indices, collate_fn, auto, worker_id, num_workers, seed, epoch)
+            tensors = []
+            structure = _flatten(batch, tensors)
+            out = {str(i): t for i, t in enumerate(tensors)}
+            out[_STRUCTURE] = adept.tensor(list(pickle.dumps(structure)), dtype=adept.uint8)
+            return out
+
+        return _C._data._WorkerPool(produce, num_workers, self.prefetch_factor, float(self.timeout), seed, init)
+
+    def _iter_workers(self, epoch):
+        if self._pool is None or not self.persistent_workers:
+            self._shutdown()
+            self._pool = self._start_pool()
+        pool = self._pool
+        try:
+            pool.start_pass(self._index_batches(), epoch)
+            while True:
+                try:
+                    out = pool.next()
+                except _C._data.WorkerError as err:
+                    self._shutdown()
+                    _reraise(err)
+                if out is None:
+                    break
+                structure = pickle.loads(bytes(memoryview(out.pop(_STRUCTURE))))
+                tensors = [out[str(i)] for i in range(len(out))]
+                yield _unflatten(structure, tensors)
+        except BaseException:
+            self._shutdown()  # Ctrl-C, an error in the loop body, a closed generator: workers go now
+            raise
+        if not self.persistent_workers:
+            self._shutdown()
+
+    def _shutdown(self):
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __del__(self):
+        try:
+            self._shutdown()
+        except Exception:
+            pass

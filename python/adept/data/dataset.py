@@ -1,0 +1,78 @@
+"""Map-style datasets (torch.utils.data.Dataset and friends)."""
+import bisect
+
+from adept import _C
+
+__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "CppDataset"]
+
+# Datasets implemented in C++ (e.g. adept.vision.DetectionDataset) derive from this base; their
+# __getitem__ returns a dict of tensors.
+CppDataset = _C._data.Dataset
+
+
+class Dataset:
+    """A map-style dataset: subclasses define ``__getitem__(index)`` and ``__len__()``."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are the i-th rows of the given tensors: ``(t0[i], t1[i], ...)``. All tensors must
+    have the same size in dimension 0 (ValueError otherwise)."""
+
+    def __init__(self, *tensors):
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
+            raise ValueError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].size(0)
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """Several datasets one after the other. ValueError for an empty list."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("datasets should not be an empty iterable")
+        self.cumulative_sizes = []
+        total = 0
+        for d in self.datasets:
+            total += len(d)
+            self.cumulative_sizes.append(total)
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which > 0 else 0
+        return self.datasets[which][idx - start]
