@@ -16,4 +16,5 @@ file(GLOB_RECURSE ADEPT_VISION_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/s
 add_library(adept_vision SHARED ${ADEPT_VISION_SOURCES})
 target_link_libraries(adept_vision PUBLIC adept
                       PRIVATE ${OPENCV_LIBS} yaml-cpp spdlog::spdlog nlohmann_json::nlohmann_json)
-target_include_directories(adept_vision PRIVATE ${PROJECT_SOURCE_DIR}/src SYSTEM PRIVATE ${OPENCV_INCLUDE})
+target_include_directories(adept_vision PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(adept_vision SYSTEM PRIVATE ${OPENCV_INCLUDE})
