@@ -37,6 +37,10 @@ Tensor tensor_from_data(const py::handle& data, std::optional<Dtype> dtype, std:
 py::object maybe_tensor(const Tensor& t);
 /// An optional tensor argument (None -> an undefined Tensor, which the C++ API reads as "absent").
 Tensor opt_tensor(const std::optional<Tensor>& t);
+/// A data::TensorDict (sample or batch) as a Python dict of tensors, and back (TypeError for a
+/// non-dict or a non-tensor value).
+py::dict tensor_dict_to_py(const data::TensorDict& d);
+data::TensorDict tensor_dict_from_py(const py::handle& obj);
 /// The `_C._nn` submodule (created by whichever nn binding runs first).
 py::module_ nn_submodule_of(py::module_& m);
 /// A namedtuple `adept.return_types.<name>(values, indices)` (torch.return_types).
@@ -64,6 +68,8 @@ void init_nn_modules_layers(py::module_& m);  // the layer classes (after init_n
 void init_io(py::module_& m);
 void init_nn_init(py::module_& m);  // nn.init and nn.utils (gradient clipping)
 void init_optim(py::module_& m);    // optimizers, LR schedulers, ModelEMA
+void init_data(py::module_& m);     // datasets, samplers, DataLoader worker pool
+void init_vision(py::module_& m);   // detection datasets and collate (after init_data: Dataset base)
 
 /// Binds `f` both as the module function `adept.name(input, ...)` and the method `Tensor.name(...)`.
 template <class F, class... Extra>

@@ -9,19 +9,19 @@
 
 namespace adept::python {
 
-namespace {
-
-py::dict to_dict(const data::TensorDict& d) {
+py::dict tensor_dict_to_py(const data::TensorDict& d) {
   py::dict out;
   for (const auto& [k, t] : d) out[py::str(k)] = t;
   return out;
 }
 
-data::TensorDict from_dict(const py::handle& obj) {
+data::TensorDict tensor_dict_from_py(const py::handle& obj) {
   data::TensorDict out;
-  for (auto [k, v] : py::reinterpret_borrow<py::dict>(obj)) out.set(py::cast<std::string>(k), py::cast<Tensor>(v));
+  for (auto [k, v] : py::cast<py::dict>(obj)) out.set(py::cast<std::string>(k), py::cast<Tensor>(v));
   return out;
 }
+
+namespace {
 
 // The pending Python error as a WorkerFailure: its qualified type name, "Traceback ...\n" text and
 // the pickled exception type (so the main process can raise the same type).
@@ -79,7 +79,7 @@ class PyWorkerPool {
         [produce](const std::vector<int64_t>& indices, int64_t epoch, int worker) {
           py::gil_scoped_acquire gil;
           try {
-            return from_dict(produce(indices, epoch, worker));
+            return tensor_dict_from_py(produce(indices, epoch, worker));
           } catch (py::error_already_set& e) {
             throw failure_from(e);
           }
@@ -112,7 +112,7 @@ class PyWorkerPool {
       throw py::error_already_set();
     }
     if (!b) return py::none();
-    return to_dict(*b);
+    return tensor_dict_to_py(*b);
   }
 
   void shutdown() { pool_.reset(); }
@@ -128,7 +128,7 @@ class PyDataset : public data::Dataset {
     py::gil_scoped_acquire gil;
     py::function f = py::get_override(static_cast<const data::Dataset*>(this), "__getitem__");
     ADEPT_CHECK(f, NotImplementedForDevice, "Dataset subclass must define __getitem__");
-    return from_dict(f(index));
+    return tensor_dict_from_py(f(index));
   }
 };
 
@@ -151,7 +151,7 @@ void init_data(py::module_& m) {
         py::gil_scoped_release release;
         data::Sample s = ds.get(i);
         py::gil_scoped_acquire gil;
-        return to_dict(s);
+        return tensor_dict_to_py(s);
       }, py::arg("index"));
 
   d.def("_set_worker_info", [](int id, int num_workers, uint64_t seed, int64_t epoch, int64_t index) {

@@ -1,0 +1,10 @@
+// The `adept` tool's subcommands: each lives in its own file and registers itself on the app.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace adept::app {
+
+/// `adept subset`: a class-balanced subset of a detection dataset (subset_command.cpp).
+void register_subset_command(CLI::App& app);
+
+}  // namespace adept::app

@@ -1,0 +1,15 @@
+// Ultralytics-style `key=value` command-line arguments (`adept train epochs=3`), rewritten into
+// the `--key=value` options CLI11 parses.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace adept::app {
+
+/// argv[1..] with every argument of the form `key=value` (key: a letter or '_' followed by
+/// letters, digits, '_' or '-'; not starting with '-') rewritten to `--key=value`, which CLI11
+/// reads both as an option with a value and as a flag set to a boolean (`copy=True`). Arguments
+/// after a bare `--` are left alone. argv[0] is kept.
+std::vector<std::string> rewrite_key_value_args(int argc, const char* const* argv);
+
+}  // namespace adept::app

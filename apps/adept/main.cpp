@@ -1,0 +1,28 @@
+// The `adept` command-line tool: registers the subcommands and turns errors into messages.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "adept/errors.h"
+#include "commands.h"
+#include "key_value_args.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Adept: deep-learning tools (arguments as --key value or Ultralytics-style key=value)", "adept"};
+  app.require_subcommand(1);
+  adept::app::register_subset_command(app);
+
+  const std::vector<std::string> args = adept::app::rewrite_key_value_args(argc, argv);
+  std::vector<const char*> cargs;
+  for (const std::string& a : args) cargs.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(cargs.size()), cargs.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "adept: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

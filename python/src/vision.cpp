@@ -1,0 +1,151 @@
+// Bindings of the detection datasets (adept::vision) into the submodule `adept._C._vision`;
+// python/adept/vision/ re-exports them as adept.vision.
+#include "adept/vision/dataset_config.h"
+#include "adept/vision/detection_collate.h"
+#include "adept/vision/detection_dataset.h"
+#include "common.h"
+
+namespace adept::python {
+
+namespace {
+
+// A path argument: str or os.PathLike.
+std::string path_arg(const py::handle& p) { return py::module_::import("os").attr("fspath")(p).cast<std::string>(); }
+
+// Ultralytics hyper-parameter keywords (hsv_h=..., mosaic=...) -> AugmentOptions; TypeError for others.
+vision::AugmentOptions hyp_from_kwargs(const py::kwargs& kw) {
+  vision::AugmentOptions o;
+  const std::pair<const char*, double*> fields[] = {
+      {"hsv_h", &o.hsv_h},       {"hsv_s", &o.hsv_s},   {"hsv_v", &o.hsv_v}, {"degrees", &o.degrees},
+      {"translate", &o.translate}, {"scale", &o.scale}, {"shear", &o.shear}, {"perspective", &o.perspective},
+      {"flipud", &o.flipud},     {"fliplr", &o.fliplr}, {"mosaic", &o.mosaic}};
+  for (auto [k, v] : kw) {
+    const std::string key = py::cast<std::string>(k);
+    auto it = std::find_if(std::begin(fields), std::end(fields), [&](const auto& f) { return key == f.first; });
+    if (it == std::end(fields)) throw py::type_error("DetectionDataset() got an unexpected keyword argument '" + key + "'");
+    *it->second = py::cast<double>(v);
+  }
+  return o;
+}
+
+const char* kind_name(vision::SplitSource::Kind k) {
+  switch (k) {
+    case vision::SplitSource::Kind::ImageDir: return "dir";
+    case vision::SplitSource::Kind::ImageList: return "list";
+    case vision::SplitSource::Kind::ImageFile: return "image";
+    case vision::SplitSource::Kind::CocoJson: return "coco";
+  }
+  return "?";
+}
+
+py::dict config_dict(const vision::DatasetConfig& c) {
+  py::dict d;
+  d["source"] = c.source;
+  d["path"] = c.root;
+  d["names"] = c.names;
+  d["nc"] = c.nc();
+  for (const auto& [split, sources] : c.splits) {
+    py::list l;
+    for (const auto& s : sources) {
+      py::dict e;
+      e["kind"] = kind_name(s.kind);
+      e["path"] = s.path;
+      if (s.kind == vision::SplitSource::Kind::CocoJson) e["images"] = s.images_dir;
+      l.append(e);
+    }
+    d[py::str(split)] = l;
+  }
+  return d;
+}
+
+py::dict labels_dict(const vision::ImageLabels& l) {
+  const auto n = static_cast<int64_t>(l.boxes.size());
+  Tensor cls = empty({n, 1}, kFloat32), bboxes = empty({n, 4}, kFloat32);
+  for (int64_t k = 0; k < n; ++k) {
+    const vision::BoxLabel& b = l.boxes[static_cast<size_t>(k)];
+    cls.data_ptr<float>()[k] = static_cast<float>(b.cls);
+    float* o = bboxes.data_ptr<float>() + 4 * k;
+    o[0] = b.cx, o[1] = b.cy, o[2] = b.w, o[3] = b.h;
+  }
+  py::dict d;
+  d["im_file"] = l.im_file;
+  d["shape"] = py::make_tuple(l.height, l.width);
+  d["cls"] = cls;
+  d["bboxes"] = bboxes;
+  return d;
+}
+
+py::dict summary_dict(const vision::ScanSummary& s) {
+  py::dict d;
+  d["images"] = s.images;
+  d["backgrounds"] = s.backgrounds;
+  d["boxes"] = s.boxes;
+  d["corrupt"] = s.corrupt;
+  d["bad_lines"] = s.bad_lines;
+  d["duplicates"] = s.duplicates;
+  d["warnings"] = s.warnings;
+  d["from_cache"] = s.from_cache;
+  d["cache_file"] = s.cache_file;
+  d["seconds"] = s.seconds;
+  return d;
+}
+
+}  // namespace
+
+void init_vision(py::module_& m) {
+  py::module_ v = m.def_submodule("_vision", "Detection datasets and collation (adept::vision); use adept.vision.");
+
+  v.def("load_dataset_config", [](const py::object& path) { return config_dict(vision::load_dataset_config(path_arg(path))); },
+        py::arg("path"),
+        "Reads an Ultralytics-style dataset YAML (or a dataset folder) into a dict: source, path, names, nc and, "
+        "per split, a list of {kind, path[, images]}.");
+
+  using vision::DetectionDataset;
+  py::class_<DetectionDataset, data::Dataset, std::shared_ptr<DetectionDataset>>(v, "DetectionDataset")
+      .def(py::init([](const py::object& data, const std::string& split, int imgsz, bool augment, int stride,
+                       const py::kwargs& hyp) {
+             vision::DetectionDatasetOptions o;
+             o.imgsz = imgsz;
+             o.augment = augment;
+             o.stride = stride;
+             o.hyp = hyp_from_kwargs(hyp);
+             const std::string path = path_arg(data);
+             py::gil_scoped_release nogil;
+             return std::make_shared<DetectionDataset>(path, split, o);
+           }),
+           py::arg("data"), py::arg("split") = "train", py::arg("imgsz") = 640, py::arg("augment") = false,
+           py::arg("stride") = 32)
+      .def("close_mosaic", &DetectionDataset::close_mosaic)
+      .def("set_mosaic", &DetectionDataset::set_mosaic, py::arg("on"))
+      .def_property_readonly("mosaic", &DetectionDataset::mosaic)
+      .def_property_readonly("im_files", &DetectionDataset::im_files)
+      .def_property_readonly("names", &DetectionDataset::names)
+      .def_property_readonly("split", &DetectionDataset::split)
+      .def_property_readonly("imgsz", [](const DetectionDataset& d) { return d.options().imgsz; })
+      .def_property_readonly("augment", [](const DetectionDataset& d) { return d.options().augment; })
+      .def_property_readonly("labels",
+                             [](const DetectionDataset& d) {
+                               py::list l;
+                               for (const auto& x : d.labels()) l.append(labels_dict(x));
+                               return l;
+                             })
+      .def_property_readonly("summary", [](const DetectionDataset& d) { return summary_dict(d.summary()); })
+      .def("__repr__", [](const DetectionDataset& d) {
+        return fmt::format("DetectionDataset('{}', split='{}', imgsz={}, augment={}, images={})", d.config().source,
+                           d.split(), d.options().imgsz, d.options().augment ? "True" : "False", d.size());
+      });
+
+  v.def(
+      "detection_collate",
+      [](const py::list& samples) {
+        std::vector<data::Sample> s;
+        for (const auto& x : samples) s.push_back(tensor_dict_from_py(x));
+        return tensor_dict_to_py(vision::detection_collate(s));
+      },
+      py::arg("samples"),
+      "Collates DetectionDataset samples: img (B, 3, H, W) uint8, targets (N, 6) = (batch_idx, cls, cx, cy, w, h), "
+      "ori_shape (B, 2), ratio_pad (B, 3), index (B,).");
+  v.def("to_float_image", &vision::to_float_image, py::arg("images"), "uint8 images -> float32 / 255 (any device).");
+}
+
+}  // namespace adept::python
