@@ -27,7 +27,7 @@ namespace {
 // the pickled exception type (so the main process can raise the same type).
 data::detail::WorkerFailure failure_from(py::error_already_set& e) {
   py::module_ tb = py::module_::import("traceback");
-  std::string text = py::str("").attr("join")(tb.attr("format_exception")(e.value())).cast<std::string>();
+  std::string text = py::str("").attr("join")(tb.attr("format_exception")(e.type(), e.value(), e.trace())).cast<std::string>();
   std::string type = py::str(e.type().attr("__qualname__")).cast<std::string>();
   std::string payload;
   try {
@@ -88,6 +88,7 @@ class PyWorkerPool {
   }
 
   void start_pass(py::iterator batches, int64_t epoch) {
+    check_open();
     pool_->start_pass(
         [batches]() mutable -> std::optional<std::vector<int64_t>> {
           py::gil_scoped_acquire gil;
@@ -100,6 +101,7 @@ class PyWorkerPool {
   }
 
   py::object next() {
+    check_open();
     std::optional<data::Batch> b;
     try {
       py::gil_scoped_release release;
@@ -118,6 +120,10 @@ class PyWorkerPool {
   void shutdown() { pool_.reset(); }
 
  private:
+  void check_open() const {
+    if (!pool_) throw py::value_error("DataLoader worker pool used after shutdown()");
+  }
+
   std::unique_ptr<data::detail::WorkerPool> pool_;
 };
 

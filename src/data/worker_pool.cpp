@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -145,9 +147,8 @@ struct WorkerPool::Worker {
 WorkerPool::WorkerPool(ProduceFn produce, WorkerPoolOptions options)
     : produce_(std::move(produce)), options_(std::move(options)) {
   ADEPT_CHECK(options_.num_workers >= 1, ValueError, "WorkerPool: num_workers must be >= 1, got {}", options_.num_workers);
-  ADEPT_CHECK(options_.prefetch_factor >= 1, ValueError,
-              "prefetch_factor option could only be specified in multiprocessing. let num_workers > 0 to enable "
-              "multiprocessing, and prefetch_factor must be >= 1, got {}", options_.prefetch_factor);
+  ADEPT_CHECK(options_.prefetch_factor >= 1, ValueError, "WorkerPool: prefetch_factor must be >= 1, got {}",
+              options_.prefetch_factor);
   prefix_ = fmt::format("/adept.{}.{}.", getpid(), g_pool_counter.fetch_add(1));
   try {
     for (int i = 0; i < options_.num_workers; ++i) spawn(i);
@@ -218,14 +219,19 @@ void WorkerPool::worker_main(Worker& self) {
     send_message(fd, m.buf);
   };
   auto report = [&](int64_t seq) {
+    // fetch_batch clears the info once the batch is collated: -2 marks a failure after that.
     auto info = get_worker_info();
-    const int64_t index = info ? info->index : -1;
+    const int64_t index = info ? info->index : -2;
     try {
       throw;
     } catch (const WorkerFailure& e) {
       send_error(seq, index, e.type, e.message, e.payload);
     } catch (const std::exception& e) {
-      send_error(seq, index, typeid(e).name(), e.what(), {});
+      int status = 0;
+      char* name = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
+      std::string type = status == 0 && name ? name : typeid(e).name();
+      std::free(name);
+      send_error(seq, index, type, e.what(), {});
     } catch (...) {
       send_error(seq, index, "unknown", "unknown exception", {});
     }
@@ -388,8 +394,9 @@ void WorkerPool::throw_worker_error(Worker& w, int64_t seq, MessageReader& r) {
   const auto index = r.get<int64_t>();
   std::string type = r.str(), text = r.str(), payload = r.str();
   std::string where = seq < 0 ? std::string("while starting (worker_init_fn)")
-                      : index >= 0 ? fmt::format("while loading sample {} of batch {}", index, seq)
-                                   : fmt::format("while collating batch {}", seq);
+                      : index >= 0  ? fmt::format("while loading sample {} of batch {}", index, seq)
+                      : index == -1 ? fmt::format("while collating batch {}", seq)
+                                    : fmt::format("while passing batch {} to the main process", seq);
   throw DataLoaderWorkerError(fmt::format("DataLoader worker {} (pid {}) raised {} {}: {}", w.id, w.pid, type, where, text),
                               w.id, index, type, text, payload);
 }

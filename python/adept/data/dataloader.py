@@ -76,6 +76,14 @@ def _unflatten(obj, tensors):
     return obj
 
 
+def _decode(out):
+    """The batch of a worker pool result. Empties ``out``, so that only the batch refers to its
+    tensors: the segment is free for reuse as soon as the caller drops the batch."""
+    structure = pickle.loads(bytes(memoryview(out.pop(_STRUCTURE))))
+    tensors = [out.pop(str(i)) for i in range(len(out))]
+    return _unflatten(structure, tensors)
+
+
 def _seed_sample(seed):
     random.seed(seed)
     adept.manual_seed(seed)
@@ -112,11 +120,18 @@ class _RngGuard:
         _C._data._clear_worker_info()
 
 
+class _KeyErrorMessage(str):
+    """str(KeyError(m)) is repr(m): this message reprs as itself, so its lines stay readable (torch's trick)."""
+
+    def __repr__(self):
+        return self
+
+
 def _reraise(err):
     """Raises a worker's error as its own exception type when possible (as torch does)."""
     message, worker_id, index, type_name, original, payload = err.args
-    where = "while loading sample {}".format(index) if index >= 0 else ""
-    text = message if not type_name else "Caught {} in DataLoader worker process {} {}.\nOriginal {}".format(
+    where = " while loading sample {}".format(index) if index >= 0 else ""
+    text = message if not type_name else "Caught {} in DataLoader worker process {}{}.\nOriginal {}".format(
         type_name, worker_id, where, original)
     exc_type = None
     if payload:
@@ -124,9 +139,11 @@ def _reraise(err):
             exc_type = pickle.loads(payload)
         except Exception:
             exc_type = None
+    elif type_name.startswith("adept::"):  # a C++ error: its Python class (adept.OutOfMemoryError ...)
+        exc_type = getattr(adept, type_name[len("adept::"):], None)
     if isinstance(exc_type, type) and issubclass(exc_type, BaseException):
         try:
-            new = exc_type(text)
+            new = exc_type(_KeyErrorMessage(text) if issubclass(exc_type, KeyError) else text)
         except Exception:
             new = None
         if new is not None:
@@ -246,32 +263,43 @@ class DataLoader:
         return _C._data._WorkerPool(produce, num_workers, self.prefetch_factor, float(self.timeout), seed, init)
 
     def _iter_workers(self, epoch):
-        if self._pool is None or not self.persistent_workers:
-            self._shutdown()
-            self._pool = self._start_pool()
-        pool = self._pool
+        # Without persistent_workers each pass has its own pool, so two live iterators of one
+        # loader (zip(loader, loader)) do not share (and stop) each other's workers.
+        if not self.persistent_workers:
+            pool = self._start_pool()
+        else:
+            if self._pool is None:
+                self._pool = self._start_pool()
+            pool = self._pool
         try:
             pool.start_pass(self._index_batches(), epoch)
             while True:
                 try:
                     out = pool.next()
                 except _C._data.WorkerError as err:
-                    self._shutdown()
+                    self._shutdown(pool)
                     _reraise(err)
                 if out is None:
                     break
-                structure = pickle.loads(bytes(memoryview(out.pop(_STRUCTURE))))
-                tensors = [out[str(i)] for i in range(len(out))]
-                yield _unflatten(structure, tensors)
+                yield _decode(out)
+        except GeneratorExit:
+            # The loop stopped early (break, an error in the loop body, the iterator dropped).
+            # Persistent workers stay, as in torch: the next pass drops the batches still queued.
+            if not self.persistent_workers:
+                self._shutdown(pool)
+            raise
         except BaseException:
-            self._shutdown()  # Ctrl-C, an error in the loop body, a closed generator: workers go now
+            self._shutdown(pool)  # Ctrl-C while waiting for a batch, or another error here: workers go now
             raise
         if not self.persistent_workers:
-            self._shutdown()
+            self._shutdown(pool)
 
-    def _shutdown(self):
-        if self._pool is not None:
-            self._pool.shutdown()
+    def _shutdown(self, pool=None):
+        """Stops ``pool`` (default: the persistent one)."""
+        pool = self._pool if pool is None else pool
+        if pool is not None:
+            pool.shutdown()
+        if pool is self._pool:
             self._pool = None
 
     def __del__(self):
