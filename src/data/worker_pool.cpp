@@ -142,6 +142,7 @@ struct WorkerPool::Worker {
   std::map<int32_t, std::shared_ptr<ShmSegment>> segments;  // mapped in the main process
   std::shared_ptr<FreeList> released = std::make_shared<FreeList>();
   bool alive = true;
+  std::optional<int> exit_status;  // set once reaped
 };
 
 WorkerPool::WorkerPool(ProduceFn produce, WorkerPoolOptions options)
@@ -360,6 +361,7 @@ Batch WorkerPool::receive(int64_t seq) {
       throw Error(fmt::format("DataLoader: poll on worker {} failed: {}", w.id, std::strerror(errno)));
     if (rc <= 0) {
       if (options_.hooks.check_interrupt) options_.hooks.check_interrupt();
+      check_workers_alive();  // a dead worker is an error even while we wait on another one
       const double waited = std::chrono::duration<double>(clock::now() - start).count();
       if (options_.timeout > 0 && waited > options_.timeout)
         throw DataLoaderWorkerError(fmt::format("DataLoader timed out after {} seconds waiting for batch {} from worker {} (pid {})",
@@ -401,8 +403,19 @@ void WorkerPool::throw_worker_error(Worker& w, int64_t seq, MessageReader& r) {
                               w.id, index, type, text, payload);
 }
 
+void WorkerPool::check_workers_alive() {
+  for (auto& w : workers_) {
+    if (!w->alive || w->pid <= 0) continue;
+    int status = 0;
+    if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+      w->exit_status = status;
+      fail_dead(*w);
+    }
+  }
+}
+
 void WorkerPool::fail_dead(Worker& w) {
-  auto status = wait_for(w.pid, 2.0);
+  auto status = w.exit_status ? w.exit_status : wait_for(w.pid, 2.0);
   if (!status) {
     kill(w.pid, SIGKILL);
     status = wait_for(w.pid, 5.0);

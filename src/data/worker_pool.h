@@ -78,6 +78,8 @@ class WorkerPool {
   void top_up();
   Batch receive(int64_t seq);
   [[noreturn]] void fail_dead(Worker& w);
+  /// Reaps any worker that exited and raises for it (called while waiting on another one).
+  void check_workers_alive();
   [[noreturn]] void throw_worker_error(Worker& w, int64_t seq, MessageReader& r);
 
   ProduceFn produce_;

@@ -234,6 +234,26 @@ TEST(DataLoaderWorkers, KilledWorkerIsReportedQuickly) {
   EXPECT_EQ(leftover_segments(), 0);
 }
 
+TEST(DataLoaderWorkers, DeathOfAnotherWorkerIsReportedWhileWaiting) {
+  // Batch 0 (worker 0) takes 3 s; worker 1 dies meanwhile: reported without waiting for worker 0.
+  auto ds = std::make_shared<ToyDataset>(4);
+  ds->sleep_at = 0;
+  ds->kill_at = 1;
+  DataLoaderOptions o;
+  o.num_workers = 2;
+  DataLoader loader(ds, o);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    collect(loader, "x");
+    FAIL() << "no error";
+  } catch (const DataLoaderWorkerError& e) {
+    EXPECT_EQ(e.worker_id, 1);
+    EXPECT_NE(std::string(e.what()).find("signal 9"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.5);
+  EXPECT_EQ(leftover_segments(), 0);
+}
+
 TEST(DataLoaderWorkers, TimeoutRaises) {
   auto ds = std::make_shared<ToyDataset>(4);
   ds->sleep_at = 1;

@@ -13,12 +13,16 @@ import sys
 import adept
 from adept import _C
 
+import itertools
+
 from .collate import default_collate, default_convert
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .dataset import IterableDataset
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "WorkerInfo"]
 
 _STRUCTURE = "__structure__"
+_END = "__end__"  # an iterable dataset's worker has no more batches this pass
 
 
 class WorkerInfo:
@@ -151,13 +155,48 @@ def _reraise(err):
     raise RuntimeError(text) from None
 
 
+class _InfiniteConstantSampler(Sampler):
+    """The sampler of an iterable dataset: None forever (the dataset decides when to stop)."""
+
+    def __iter__(self):
+        return itertools.repeat(None)
+
+
+class _IterableFetcher:
+    """Batches from one process's iterator over an iterable dataset, restarted each epoch."""
+
+    def __init__(self, dataset, collate_fn, batch_size, drop_last):
+        self.dataset, self.collate_fn, self.batch_size, self.drop_last = dataset, collate_fn, batch_size, drop_last
+        self.epoch, self.it = None, None
+
+    def next_batch(self, epoch):
+        """The next batch, or None when this process's stream is exhausted."""
+        if epoch != self.epoch:
+            self.epoch, self.it = epoch, iter(self.dataset)
+        if self.it is None:
+            return None
+        if self.batch_size is None:
+            item = next(self.it, _END)
+            if item is _END:
+                self.it = None
+                return None
+            return self.collate_fn(item)
+        items = list(itertools.islice(self.it, self.batch_size))
+        if len(items) < self.batch_size:
+            self.it = None
+            if not items or self.drop_last:
+                return None
+        return self.collate_fn(items)
+
+
 class DataLoader:
     """Iterates over ``dataset`` in batches (torch's arguments and errors). ``num_workers > 0``
     loads in that many worker processes; the batches, their order and their random augmentation
     are the same for any ``num_workers``. ``seed`` fixes shuffling and per-sample seeds (default:
-    drawn from Adept's default generator when the loader is built). Not supported: iterable-style
-    datasets, ``pin_memory`` (accepted, no effect on the CPU), ``multiprocessing_context`` other
-    than fork."""
+    drawn from Adept's default generator when the loader is built). An ``IterableDataset`` is
+    iterated by each worker (split the stream with ``get_worker_info()``), batches taken from the
+    workers in turn. ``pin_memory`` is accepted and has no effect on the CPU; workers are always
+    forked."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
@@ -179,6 +218,13 @@ class DataLoader:
         if multiprocessing_context not in (None, "fork"):
             raise ValueError("multiprocessing_context: Adept's workers are always forked, got {!r}".format(
                 multiprocessing_context))
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError("DataLoader with IterableDataset: expected unspecified {} option, but got "
+                                     "{}={}".format(name, name, value))
+            sampler = _InfiniteConstantSampler()
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -226,6 +272,11 @@ class DataLoader:
         return ([i] for i in self.sampler)
 
     def __len__(self):
+        if self._iterable:
+            n = len(self.dataset)  # TypeError when the dataset has no length, as in torch
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler) if self._auto_collation else len(self.sampler)
 
     def __iter__(self):
@@ -236,6 +287,11 @@ class DataLoader:
         return self._iter_workers(epoch)
 
     def _iter_in_process(self, epoch):
+        if self._iterable:
+            fetcher = _IterableFetcher(self.dataset, self.collate_fn, self.batch_size, self.drop_last)
+            while (batch := fetcher.next_batch(epoch)) is not None:
+                yield batch
+            return
         for indices in self._index_batches():
             with _RngGuard():
                 batch = _fetch(self.dataset, indices, self.collate_fn, self._auto_collation, -1, 0, self.seed, epoch)
@@ -252,8 +308,15 @@ class DataLoader:
             if user_init is not None:
                 user_init(worker_id)
 
+        fetcher = _IterableFetcher(dataset, collate_fn, self.batch_size, self.drop_last) if self._iterable else None
+
         def produce(indices, epoch, worker_id):
-            batch = _fetch(dataset, indices, collate_fn, auto, worker_id, num_workers, seed, epoch)
+            if fetcher is not None:
+                batch = fetcher.next_batch(epoch)
+                if batch is None:
+                    return {_END: adept.zeros(0)}
+            else:
+                batch = _fetch(dataset, indices, collate_fn, auto, worker_id, num_workers, seed, epoch)
             tensors = []
             structure = _flatten(batch, tensors)
             out = {str(i): t for i, t in enumerate(tensors)}
@@ -272,7 +335,10 @@ class DataLoader:
                 self._pool = self._start_pool()
             pool = self._pool
         try:
-            pool.start_pass(self._index_batches(), epoch)
+            # An iterable dataset's workers get empty tasks until each has said it is exhausted.
+            pool.start_pass(itertools.repeat([]) if self._iterable else self._index_batches(), epoch)
+            exhausted = set()
+            seq = -1
             while True:
                 try:
                     out = pool.next()
@@ -281,6 +347,12 @@ class DataLoader:
                     _reraise(err)
                 if out is None:
                     break
+                seq += 1
+                if _END in out:
+                    exhausted.add(seq % self.num_workers)
+                    if len(exhausted) == self.num_workers:
+                        break
+                    continue
                 yield _decode(out)
         except GeneratorExit:
             # The loop stopped early (break, an error in the loop body, the iterator dropped).

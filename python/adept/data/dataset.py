@@ -3,7 +3,7 @@ import bisect
 
 from adept import _C
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "CppDataset"]
+__all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "Subset", "ConcatDataset", "CppDataset"]
 
 # Datasets implemented in C++ (e.g. adept.vision.DetectionDataset) derive from this base; their
 # __getitem__ returns a dict of tensors.
@@ -18,6 +18,31 @@ class Dataset:
 
     def __add__(self, other):
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """An iterable-style dataset: subclasses define ``__iter__``. With worker processes each
+    worker iterates its own copy; use ``get_worker_info()`` in ``__iter__`` to split the stream."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
 
 
 class TensorDataset(Dataset):
