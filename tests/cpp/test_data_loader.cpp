@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -312,6 +313,48 @@ TEST(DataLoaderWorkers, TinyDevShmIsAClearError) {
   ASSERT_TRUE(WIFEXITED(status));
   if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot mount a private tmpfs here (no CAP_SYS_ADMIN)";
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(DataLoaderWorkers, MainProcessKilledByCtrlCLeavesNoSegmentAndNoWorker) {
+  // Orphaned workers are reparented to this process (subreaper), so we can see them exit.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    auto ds = std::make_shared<ToyDataset>(64);
+    ds->big = 1 << 16;
+    DataLoaderOptions o;
+    o.num_workers = 2;
+    o.batch_size = 4;
+    DataLoader loader(ds, o);
+    for (;;)
+      for (Batch& b : loader) (void)b;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+  // The workers see their connection close and exit, removing any segment they still named.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool workers_left = true;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int st = 0;
+    pid_t r = waitpid(-1, &st, WNOHANG);
+    if (r < 0 && errno == ECHILD) {
+      workers_left = false;
+      break;
+    }
+    if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+  EXPECT_FALSE(workers_left);
+  const std::string prefix = fmt::format("adept.{}.", pid);
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d)) EXPECT_NE(std::string(e->d_name).rfind(prefix, 0), 0u) << e->d_name;
+    closedir(d);
+  }
 }
 
 TEST(DataLoaderInProcess, WorkerInfoAndSampleSeed) {
