@@ -181,6 +181,10 @@ void init_data(py::module_& m) {
   py::class_<data::RandomSampler, data::Sampler, std::shared_ptr<data::RandomSampler>>(d, "RandomSampler")
       .def(py::init<int64_t, bool, std::optional<int64_t>, std::optional<uint64_t>>(), py::arg("n"),
            py::arg("replacement") = false, py::arg("num_samples") = py::none(), py::arg("seed") = py::none());
+  py::class_<data::WeightedRandomSampler, data::Sampler, std::shared_ptr<data::WeightedRandomSampler>>(
+      d, "WeightedRandomSampler")
+      .def(py::init<std::vector<double>, int64_t, bool, std::optional<uint64_t>>(), py::arg("weights"),
+           py::arg("num_samples"), py::arg("replacement") = true, py::arg("seed") = py::none());
   py::class_<data::DistributedSampler, data::Sampler, std::shared_ptr<data::DistributedSampler>>(d, "DistributedSampler")
       .def(py::init<int64_t, int64_t, int64_t, bool, uint64_t, bool>(), py::arg("n"), py::arg("num_replicas"),
            py::arg("rank"), py::arg("shuffle") = true, py::arg("seed") = 0, py::arg("drop_last") = false)

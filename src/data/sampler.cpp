@@ -1,6 +1,10 @@
 // Samplers (see include/adept/data/sampler.h); index arithmetic follows torch.utils.data.
 #include "adept/data/sampler.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
 #include "adept/data/dataset.h"
 #include "adept/errors.h"
 #include "adept/ops/random.h"
@@ -32,8 +36,13 @@ RandomSampler::RandomSampler(int64_t n, bool replacement, std::optional<int64_t>
               "num_samples should be a positive integer value, but got num_samples={}", num_samples.value_or(0));
 }
 
+// The generator of pass `epoch`: from (seed, epoch) when seeded, else a fresh draw.
+static Generator pass_generator(const std::optional<uint64_t>& seed, int64_t epoch) {
+  return Generator(seed ? detail::mix_seed(*seed, epoch, -2) : sample_seed());
+}
+
 std::vector<int64_t> RandomSampler::indices(int64_t epoch) {
-  Generator g(seed_ ? detail::mix_seed(*seed_, epoch, -2) : sample_seed());
+  Generator g = pass_generator(seed_, epoch);
   if (num_samples_ == 0 || n_ == 0) return {};
   if (replacement_) return to_vector(randint(0, n_, {num_samples_}, {}, &g));
   std::vector<int64_t> out;
@@ -44,6 +53,50 @@ std::vector<int64_t> RandomSampler::indices(int64_t epoch) {
   }
   auto last = to_vector(randperm(n_, {}, &g));
   out.insert(out.end(), last.begin(), last.begin() + num_samples_ % n_);
+  return out;
+}
+
+WeightedRandomSampler::WeightedRandomSampler(std::vector<double> weights, int64_t num_samples, bool replacement,
+                                             std::optional<uint64_t> seed)
+    : weights_(std::move(weights)), num_samples_(num_samples), replacement_(replacement), seed_(seed) {
+  ADEPT_CHECK(num_samples > 0, ValueError, "num_samples should be a positive integer value, but got num_samples={}",
+              num_samples);
+  ADEPT_CHECK(!weights_.empty(), ValueError, "WeightedRandomSampler: weights must not be empty");
+  int64_t positive = 0;
+  for (double w : weights_) {
+    ADEPT_CHECK(std::isfinite(w) && w >= 0, ValueError,
+                "WeightedRandomSampler: weights must be finite and >= 0, got {}", w);
+    positive += w > 0;
+  }
+  ADEPT_CHECK(positive > 0, ValueError, "WeightedRandomSampler: the weights sum to zero");
+  ADEPT_CHECK(replacement || num_samples <= positive, ValueError,
+              "WeightedRandomSampler: cannot draw {} samples without replacement from {} positive weights",
+              num_samples, positive);
+}
+
+std::vector<int64_t> WeightedRandomSampler::indices(int64_t epoch) {
+  Generator g = pass_generator(seed_, epoch);
+  const int64_t n = static_cast<int64_t>(weights_.size());
+  Tensor u = rand({replacement_ ? num_samples_ : n}, kFloat64, &g);
+  const double* r = u.data_ptr<double>();
+  std::vector<int64_t> out;
+  out.reserve(num_samples_);
+  if (replacement_) {  // inverse CDF
+    std::vector<double> cdf(n);
+    std::partial_sum(weights_.begin(), weights_.end(), cdf.begin());
+    for (int64_t k = 0; k < num_samples_; ++k) {
+      auto it = std::upper_bound(cdf.begin(), cdf.end(), r[k] * cdf.back());
+      out.push_back(std::min<int64_t>(it - cdf.begin(), n - 1));
+    }
+    return out;
+  }
+  // Without replacement: the smallest keys -log(u) / w (exponential races) give the order in
+  // which successive weighted draws without replacement pick the items.
+  std::vector<std::pair<double, int64_t>> keys;
+  for (int64_t i = 0; i < n; ++i)
+    if (weights_[i] > 0) keys.emplace_back(-std::log1p(-r[i]) / weights_[i], i);
+  std::partial_sort(keys.begin(), keys.begin() + num_samples_, keys.end());
+  for (int64_t k = 0; k < num_samples_; ++k) out.push_back(keys[k].second);
   return out;
 }
 

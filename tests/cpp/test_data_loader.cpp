@@ -91,6 +91,19 @@ TEST(DataSampler, RandomIsSeededPermutationPerEpoch) {
   EXPECT_THROW(RandomSampler(5, false, 0), ValueError);
 }
 
+TEST(DataSampler, WeightedFollowsWeightsAndValidates) {
+  WeightedRandomSampler s({0, 1, 3}, 8000, true, 5);
+  std::vector<int> count(3);
+  for (int64_t i : s.indices(0)) ++count[i];
+  EXPECT_EQ(count[0], 0);
+  EXPECT_NEAR(count[2] / 8000.0, 0.75, 0.03);
+  auto distinct = WeightedRandomSampler({1, 2, 0, 4}, 3, false, 1).indices(0);
+  EXPECT_EQ(std::set<int64_t>(distinct.begin(), distinct.end()), (std::set<int64_t>{0, 1, 3}));
+  EXPECT_THROW(WeightedRandomSampler({1, 0}, 2, false), ValueError);
+  EXPECT_THROW(WeightedRandomSampler({1, -1}, 2), ValueError);
+  EXPECT_THROW(WeightedRandomSampler({1, 2}, 0), ValueError);
+}
+
 TEST(DataSampler, DistributedSplitsLikeTorch) {
   // torch: DistributedSampler(range(10), num_replicas=3, rank=r, shuffle=False)
   // -> [0,3,6,9], [1,4,7,0], [2,5,8,1]; drop_last=True -> [0,3,6], [1,4,7], [2,5,8].

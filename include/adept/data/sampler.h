@@ -46,6 +46,24 @@ class RandomSampler : public Sampler {
   std::optional<uint64_t> seed_;
 };
 
+/// num_samples indices drawn with probability proportional to `weights` (torch's
+/// WeightedRandomSampler), with or without replacement; seeded per pass like RandomSampler.
+/// ValueError for an empty or non-finite/negative weight list, num_samples <= 0, or (without
+/// replacement) num_samples above the number of positive weights.
+class WeightedRandomSampler : public Sampler {
+ public:
+  WeightedRandomSampler(std::vector<double> weights, int64_t num_samples, bool replacement = true,
+                        std::optional<uint64_t> seed = std::nullopt);
+  int64_t size() const override { return num_samples_; }
+  std::vector<int64_t> indices(int64_t epoch) override;
+
+ private:
+  std::vector<double> weights_;
+  int64_t num_samples_;
+  bool replacement_;
+  std::optional<uint64_t> seed_;
+};
+
 /// The share of rank `rank` among `num_replicas` processes (torch's DistributedSampler): the
 /// (optionally shuffled, seeded by seed + set_epoch value) index list is padded by repeating its
 /// start to a multiple of num_replicas (or cut, with drop_last), and rank r takes positions

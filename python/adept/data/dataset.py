@@ -1,9 +1,12 @@
 """Map-style datasets (torch.utils.data.Dataset and friends)."""
 import bisect
+import math
+import warnings
 
 from adept import _C
 
-__all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "Subset", "ConcatDataset", "CppDataset"]
+__all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "Subset", "ConcatDataset", "CppDataset",
+           "random_split"]
 
 # Datasets implemented in C++ (e.g. adept.vision.DetectionDataset) derive from this base; their
 # __getitem__ returns a dict of tensors.
@@ -101,3 +104,31 @@ class ConcatDataset(Dataset):
         which = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[which - 1] if which > 0 else 0
         return self.datasets[which][idx - start]
+
+
+def random_split(dataset, lengths, generator=None):
+    """Splits ``dataset`` into non-overlapping random Subsets of the given lengths, or of the given
+    fractions of its length (floored, the remainder handed out one by one from the first split),
+    as torch.utils.data.random_split. ValueError when the lengths do not add up."""
+    import adept
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        n = len(dataset)
+        subset_lengths = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError("Fraction at index {} is not between 0 and 1".format(i))
+            subset_lengths.append(int(math.floor(n * frac)))
+        for i in range(n - sum(subset_lengths)):
+            subset_lengths[i % len(subset_lengths)] += 1
+        for i, length in enumerate(subset_lengths):
+            if length == 0:
+                warnings.warn("Length of split at index {} is 0. This might result in an empty dataset.".format(i))
+        lengths = subset_lengths
+    if sum(lengths) != len(dataset):
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    perm = adept.randperm(sum(lengths), generator=generator).tolist()
+    out, offset = [], 0
+    for length in lengths:
+        out.append(Subset(dataset, perm[offset:offset + length]))
+        offset += length
+    return out

@@ -3,8 +3,8 @@ classes give it torch's constructors and make it iterable. Each ``iter()`` is on
 samplers draw a new order per pass."""
 from adept import _C
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
-           "DistributedSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler", "DistributedSampler"]
 
 
 class Sampler:
@@ -81,6 +81,28 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(_CppSampler):
+    """``num_samples`` indices in [0, len(weights)) drawn with probability proportional to
+    ``weights``, with or without ``replacement``; a new draw per pass (reproducible with ``seed`` or
+    ``generator``). ValueError for bad arguments, as torch."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None, seed=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got num_samples={}".format(num_samples))
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got replacement={}".format(replacement))
+        import adept
+        w = weights if isinstance(weights, adept.Tensor) else adept.tensor(weights, dtype=adept.float64)
+        if w.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape {}".format(tuple(w.shape)))
+        self.weights = w.to(adept.float64)
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+        super().__init__(_C._data.WeightedRandomSampler(self.weights.tolist(), num_samples, replacement,
+                                                        seed if seed is not None else _seed_of(generator)))
 
 
 class BatchSampler(Sampler):
