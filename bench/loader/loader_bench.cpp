@@ -1,6 +1,7 @@
 // DataLoader throughput on a detection dataset: images per second decoded + augmented (mosaic,
 // affine, HSV, flip) + collated, for several numbers of worker processes. Writes JSON.
 //   adept_bench_loader <data dir or yaml> [--imgsz 640] [--batch 16] [--passes 3] [--workers 0,1,2] [--out f.json]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -16,9 +17,13 @@
 
 using namespace adept;
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: adept_bench_loader <data> [--imgsz N] [--batch N] [--passes N] [--workers a,b] [--out F]\n";
+namespace {
+constexpr const char* kUsage =
+    "usage: adept_bench_loader <data dir or yaml> [--imgsz N] [--batch N] [--passes N] [--workers a,b] [--out F]\n";
+
+int run(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cerr << kUsage;
     return 2;
   }
   std::string data = argv[1], out, workers_arg = "0,1,2";
@@ -65,4 +70,14 @@ int main(int argc, char** argv) {
   }
   if (!out.empty()) std::ofstream(out) << result.dump(2) << "\n";
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // bad numbers, a missing dataset, a negative worker count ...
+    std::cerr << "adept_bench_loader: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
 }

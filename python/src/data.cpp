@@ -3,6 +3,8 @@
 // worker processes. The Python DataLoader (python/adept/data/) drives the pool.
 #include <Python.h>
 
+#include <cstring>
+
 #include "adept/data.h"
 #include "common.h"
 #include "data/worker_pool.h"
@@ -55,6 +57,7 @@ py::object& worker_error_type() {
 }
 
 // A worker pool whose produce function is a Python callable (indices, epoch, worker_id) -> dict.
+// `indices` is a list of ints, or the bytes the index source gave for keys that are not int64.
 class PyWorkerPool {
  public:
   PyWorkerPool(py::function produce, int num_workers, int prefetch_factor, double timeout, uint64_t seed,
@@ -76,9 +79,10 @@ class PyWorkerPool {
       };
     // Forks here, with the GIL held by this thread (PyOS_BeforeFork takes the import lock too).
     pool_ = std::make_unique<data::detail::WorkerPool>(
-        [produce](const std::vector<int64_t>& indices, int64_t epoch, int worker) {
+        [produce](const data::detail::Task& task, int64_t epoch, int worker) {
           py::gil_scoped_acquire gil;
           try {
+            py::object indices = task.keys.empty() ? py::cast(task.indices) : py::object(py::bytes(task.keys));
             return tensor_dict_from_py(produce(indices, epoch, worker));
           } catch (py::error_already_set& e) {
             throw failure_from(e);
@@ -90,12 +94,15 @@ class PyWorkerPool {
   void start_pass(py::iterator batches, int64_t epoch) {
     check_open();
     pool_->start_pass(
-        [batches]() mutable -> std::optional<std::vector<int64_t>> {
+        [batches]() mutable -> std::optional<data::detail::Task> {
           py::gil_scoped_acquire gil;
           if (batches == py::iterator::sentinel()) return std::nullopt;
-          std::vector<int64_t> idx = py::cast<std::vector<int64_t>>(*batches);
+          py::handle item = *batches;
+          data::detail::Task task;
+          if (py::isinstance<py::bytes>(item)) task.keys = item.cast<std::string>();
+          else task.indices = item.cast<std::vector<int64_t>>();
           ++batches;
-          return idx;
+          return task;
         },
         epoch);
   }
@@ -172,6 +179,12 @@ void init_data(py::module_& m) {
   d.def("sample_seed", &data::sample_seed,
         "A 64-bit seed for the sample being loaded, mixed from (loader seed, epoch, index).");
   d.def("_mix_seed", &data::detail::mix_seed);
+  d.def("_bytes_to_tensor", [](const py::bytes& b) {
+    std::string_view v = b;
+    Tensor t = empty({static_cast<int64_t>(v.size())}, kUInt8);
+    if (!v.empty()) std::memcpy(t.data_ptr(), v.data(), v.size());
+    return t;
+  }, "A uint8 tensor holding a copy of the bytes (the pickled structure of a worker's batch).");
 
   py::class_<data::Sampler, std::shared_ptr<data::Sampler>>(d, "Sampler")
       .def("__len__", &data::Sampler::size)

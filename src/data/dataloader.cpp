@@ -68,14 +68,14 @@ DataLoader::Iterator DataLoader::begin() {
       po.seed = seed_;
       po.worker_init = options_.worker_init_fn;
       pool_ = std::make_unique<detail::WorkerPool>(
-          [this](const std::vector<int64_t>& indices, int64_t epoch, int worker) {
-            return fetch_batch(*dataset_, indices, options_.collate_fn, worker, options_.num_workers, seed_, epoch);
+          [this](const detail::Task& task, int64_t epoch, int worker) {
+            return fetch_batch(*dataset_, task.indices, options_.collate_fn, worker, options_.num_workers, seed_, epoch);
           },
           po);
     }
-    pool_->start_pass([this]() -> std::optional<std::vector<int64_t>> {
+    pool_->start_pass([this]() -> std::optional<detail::Task> {
       if (next_batch_ >= batches_.size()) return std::nullopt;
-      return std::move(batches_[next_batch_++]);
+      return detail::Task{std::move(batches_[next_batch_++]), {}};
     }, pass_epoch_);
   }
   return Iterator(this);

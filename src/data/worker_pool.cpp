@@ -150,7 +150,8 @@ WorkerPool::WorkerPool(ProduceFn produce, WorkerPoolOptions options)
   ADEPT_CHECK(options_.num_workers >= 1, ValueError, "WorkerPool: num_workers must be >= 1, got {}", options_.num_workers);
   ADEPT_CHECK(options_.prefetch_factor >= 1, ValueError, "WorkerPool: prefetch_factor must be >= 1, got {}",
               options_.prefetch_factor);
-  prefix_ = fmt::format("/adept.{}.{}.", getpid(), g_pool_counter.fetch_add(1));
+  owner_ = getpid();
+  prefix_ = fmt::format("/adept.{}.{}.", owner_, g_pool_counter.fetch_add(1));
   try {
     for (int i = 0; i < options_.num_workers; ++i) spawn(i);
   } catch (...) {
@@ -254,10 +255,12 @@ void WorkerPool::worker_main(Worker& self) {
     const auto seq = r.get<int64_t>();
     const auto epoch = r.get<int64_t>();
     for (uint32_t n = r.get<uint32_t>(); n > 0; --n) owned.at(r.get<int32_t>()).free = true;
-    std::vector<int64_t> indices(r.get<uint32_t>());
-    for (auto& i : indices) i = r.get<int64_t>();
+    Task task;
+    task.indices.resize(r.get<uint32_t>());
+    for (auto& i : task.indices) i = r.get<int64_t>();
+    task.keys = r.str();
     try {
-      Batch batch = produce_(indices, epoch, self.id);
+      Batch batch = produce_(task, epoch, self.id);
       const size_t need = encoded_size(batch);
       // Reuse the smallest free segment that fits; drop free ones that are too small.
       Writer m;
@@ -313,8 +316,8 @@ void WorkerPool::top_up() {
   while (!source_done_) {
     Worker& w = *workers_[next_submit_ % n];
     if (static_cast<int>(w.queued.size()) >= options_.prefetch_factor) return;
-    std::optional<std::vector<int64_t>> indices = source_();
-    if (!indices) {
+    std::optional<Task> task = source_();
+    if (!task) {
       source_done_ = true;
       return;
     }
@@ -329,8 +332,9 @@ void WorkerPool::top_up() {
     }
     m.put<uint32_t>(static_cast<uint32_t>(released.size()));
     for (int32_t id : released) m.put<int32_t>(id);
-    m.put<uint32_t>(static_cast<uint32_t>(indices->size()));
-    for (int64_t i : *indices) m.put<int64_t>(i);
+    m.put<uint32_t>(static_cast<uint32_t>(task->indices.size()));
+    for (int64_t i : task->indices) m.put<int64_t>(i);
+    m.str(task->keys);
     if (!send_message(w.fd, m.buf)) fail_dead(w);
     w.queued.push_back(next_submit_++);
   }
@@ -440,6 +444,12 @@ void WorkerPool::fail_dead(Worker& w) {
 WorkerPool::~WorkerPool() { shutdown(); }
 
 void WorkerPool::shutdown() {
+  if (getpid() != owner_) {  // a fork of the owner: leave the owner's workers and segments alone
+    for (auto& w : workers_)
+      if (w->fd >= 0) close(w->fd);
+    workers_.clear();
+    return;
+  }
   for (auto& w : workers_) {
     if (w->alive && w->pid > 0) {
       Writer m;

@@ -25,11 +25,17 @@ struct WorkerFailure : std::exception {
   const char* what() const noexcept override { return message.c_str(); }
 };
 
-/// Runs in a worker: loads and collates the batch of `indices`. The dataset index being fetched
+/// One batch to load: its dataset indices, or opaque bytes naming keys that are not integers
+/// (the Python bindings pickle such keys there).
+struct Task {
+  std::vector<int64_t> indices;
+  std::string keys;
+};
+/// Runs in a worker: loads and collates the batch of `task`. The dataset index being fetched
 /// when it throws is read from get_worker_info().
-using ProduceFn = std::function<Batch(const std::vector<int64_t>& indices, int64_t epoch, int worker_id)>;
-/// The next batch of indices of a pass, or nullopt at its end (runs in the main process).
-using IndexSource = std::function<std::optional<std::vector<int64_t>>()>;
+using ProduceFn = std::function<Batch(const Task& task, int64_t epoch, int worker_id)>;
+/// The next batch of a pass, or nullopt at its end (runs in the main process).
+using IndexSource = std::function<std::optional<Task>()>;
 
 /// Process-level callbacks of the embedding runtime (the Python bindings: PyOS_BeforeFork and
 /// friends, so a worker forks with the GIL held; PyErr_CheckSignals for Ctrl-C).
@@ -59,7 +65,8 @@ class WorkerPool {
   /// Forks the workers now. Throws if fork fails.
   WorkerPool(ProduceFn produce, WorkerPoolOptions options);
   /// Stops the workers (EXIT, then SIGKILL after a grace period), reaps them and unlinks every
-  /// shared-memory name of the pool.
+  /// shared-memory name of the pool. In a process forked from the owner (which inherited this
+  /// object), only closes its copies of the sockets: the workers are the owner's.
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -85,6 +92,7 @@ class WorkerPool {
   ProduceFn produce_;
   WorkerPoolOptions options_;
   std::string prefix_;  // "/adept.<pid>.<pool>." names every segment of this pool
+  pid_t owner_ = -1;    // the process that forked the workers (a forked copy of it must not stop them)
   std::vector<std::unique_ptr<Worker>> workers_;
   IndexSource source_;
   int64_t epoch_ = 0;

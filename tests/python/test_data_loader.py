@@ -603,7 +603,7 @@ class Faulty:
             if self.how == "exit":
                 os._exit(3)
             if self.how == "sleep":
-                time.sleep(5)
+                time.sleep(30)  # far longer than any bound below: a timeout must cut it short
             if self.how == "unpicklable":
                 return {"f": lambda: i}
         return {"x": adept.full((4,), float(i)), "i": i}
@@ -672,7 +672,7 @@ def test_worker_death(how, expect):
     with pytest.raises(RuntimeError, match=expect) as e:
         for b in loader:
             got.append(b)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 15  # bounds are loose for loaded CI machines
     assert "worker 1" in str(e.value)
     assert_clean()
     # batches received before the death stay valid (their segments are unlinked, not unmapped). The
@@ -700,7 +700,7 @@ def test_timeout():
     start = time.monotonic()
     with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0\.5 seconds"):
         list(loader)
-    assert time.monotonic() - start < 4
+    assert time.monotonic() - start < 15
     assert_clean()
 
 
@@ -738,8 +738,9 @@ def test_main_process_interrupted_or_killed(sig):
         assert shm_files(proc.pid) == []  # segments are unlinked as soon as both sides mapped them
         start = time.monotonic()
         proc.send_signal(sig)
-        _, err = proc.communicate(timeout=10)
-        assert time.monotonic() - start < 4
+        # Generous bounds: CI machines can be heavily loaded; a hang still fails.
+        _, err = proc.communicate(timeout=60)
+        assert time.monotonic() - start < 30
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -6,6 +6,7 @@ shared memory: its tensors travel as shared-memory views, the rest of its struct
 Randomness inside ``__getitem__`` (Python's ``random``, NumPy's global generator, Adept's default
 generator, ``sample_seed()``) is seeded per sample from (seed, epoch, index), so a batch does not
 depend on ``num_workers``."""
+import hashlib
 import pickle
 import random
 import sys
@@ -55,10 +56,31 @@ class _Ref:
         return (_Ref, (self.i,))
 
 
+class _NumpyRef(_Ref):
+    """Stands for a NumPy array that travelled as the i-th tensor (returned as an array again)."""
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (_NumpyRef, (self.i,))
+
+
+def _is_numeric_ndarray(obj):
+    return type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray" and obj.dtype.kind in "biuf" \
+        and obj.dtype.byteorder in "=|" and obj.dtype.itemsize <= 8 and obj.dtype.name != "float128"
+
+
 def _flatten(obj, tensors):
+    """Replaces the tensors (and numeric NumPy arrays) in ``obj`` by references into ``tensors``,
+    so they cross processes through shared memory instead of the pickle."""
     if isinstance(obj, adept.Tensor):
         tensors.append(obj.detach().contiguous())
         return _Ref(len(tensors) - 1)
+    if _is_numeric_ndarray(obj):
+        try:
+            tensors.append(adept.from_numpy(sys.modules["numpy"].ascontiguousarray(obj)))
+            return _NumpyRef(len(tensors) - 1)
+        except Exception:  # a dtype Adept lacks (uint16 ...): pickled instead
+            return obj
     if isinstance(obj, dict):
         return type(obj)((k, _flatten(v, tensors)) for k, v in obj.items())
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
@@ -69,6 +91,8 @@ def _flatten(obj, tensors):
 
 
 def _unflatten(obj, tensors):
+    if isinstance(obj, _NumpyRef):
+        return tensors[obj.i].numpy()
     if isinstance(obj, _Ref):
         return tensors[obj.i]
     if isinstance(obj, dict):
@@ -96,12 +120,25 @@ def _seed_sample(seed):
         np.random.seed(seed % (2 ** 32))
 
 
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def _is_int64(i):
+    return isinstance(i, int) and not isinstance(i, bool) and _INT64[0] <= i <= _INT64[1]
+
+
+def _key_number(key):
+    """A stable int64 for a dataset key that is not an integer (str, tuple ...), to seed its sample."""
+    return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little") >> 1
+
+
 def _fetch(dataset, indices, collate_fn, auto_collation, worker_id, num_workers, seed, epoch):
     """Loads and collates one batch, each sample under its own seed."""
     samples = []
     for i in indices:
-        _C._data._set_worker_info(worker_id, num_workers, seed, epoch, i)
-        _seed_sample(_C._data._mix_seed(seed, epoch, i))
+        number = i if _is_int64(i) else _key_number(i)
+        _C._data._set_worker_info(worker_id, num_workers, seed, epoch, number if _is_int64(i) else -1)
+        _seed_sample(_C._data._mix_seed(seed, epoch, number))
         samples.append(dataset[i])
     _C._data._set_worker_info(worker_id, num_workers, seed, epoch, -1)
     batch = collate_fn(samples) if auto_collation else collate_fn(samples[0])
@@ -145,7 +182,8 @@ def _reraise(err):
             exc_type = None
     elif type_name.startswith("adept::"):  # a C++ error: its Python class (adept.OutOfMemoryError ...)
         exc_type = getattr(adept, type_name[len("adept::"):], None)
-    if isinstance(exc_type, type) and issubclass(exc_type, BaseException):
+    # KeyboardInterrupt / SystemExit from a worker must not pass for the user's Ctrl-C or exit.
+    if isinstance(exc_type, type) and issubclass(exc_type, Exception):
         try:
             new = exc_type(_KeyErrorMessage(text) if issubclass(exc_type, KeyError) else text)
         except Exception:
@@ -187,6 +225,25 @@ class _IterableFetcher:
             if not items or self.drop_last:
                 return None
         return self.collate_fn(items)
+
+
+class _LoaderIterator:
+    """The iterator of one pass (has len(), as torch's)."""
+
+    def __init__(self, loader, batches):
+        self._loader, self._batches = loader, batches
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+    def __len__(self):
+        return len(self._loader)
+
+    def close(self):
+        self._batches.close()
 
 
 class DataLoader:
@@ -271,6 +328,18 @@ class DataLoader:
             return iter(self.batch_sampler)
         return ([i] for i in self.sampler)
 
+    def _worker_tasks(self):
+        """The index batches as the worker pool takes them: int64 lists, or pickled other keys."""
+        for batch in self._index_batches():
+            batch = list(batch)
+            yield batch if all(_is_int64(i) for i in batch) else pickle.dumps(batch)
+
+    def reset(self):
+        """Stops the persistent workers now; the next pass forks new ones, which see the dataset's
+        current state (call it after changing the dataset, e.g. DetectionDataset.close_mosaic(),
+        as Ultralytics' trainer does)."""
+        self._shutdown()
+
     def __len__(self):
         if self._iterable:
             n = len(self.dataset)  # TypeError when the dataset has no length, as in torch
@@ -282,9 +351,8 @@ class DataLoader:
     def __iter__(self):
         epoch = self.epoch
         self.epoch += 1
-        if self.num_workers == 0:
-            return self._iter_in_process(epoch)
-        return self._iter_workers(epoch)
+        batches = self._iter_in_process(epoch) if self.num_workers == 0 else self._iter_workers(epoch)
+        return _LoaderIterator(self, batches)
 
     def _iter_in_process(self, epoch):
         if self._iterable:
@@ -303,7 +371,8 @@ class DataLoader:
 
         def init(worker_id):
             global _worker_info
-            _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+            # torch's convention: each worker's seed is the base seed + its id
+            _worker_info = WorkerInfo(worker_id, num_workers, (seed + worker_id) % 2 ** 64, dataset)
             _seed_sample(_C._data._mix_seed(seed, -1, worker_id))
             if user_init is not None:
                 user_init(worker_id)
@@ -311,6 +380,8 @@ class DataLoader:
         fetcher = _IterableFetcher(dataset, collate_fn, self.batch_size, self.drop_last) if self._iterable else None
 
         def produce(indices, epoch, worker_id):
+            if isinstance(indices, bytes):  # keys that are not int64, pickled by _worker_tasks
+                indices = pickle.loads(indices)
             if fetcher is not None:
                 batch = fetcher.next_batch(epoch)
                 if batch is None:
@@ -320,7 +391,7 @@ class DataLoader:
             tensors = []
             structure = _flatten(batch, tensors)
             out = {str(i): t for i, t in enumerate(tensors)}
-            out[_STRUCTURE] = adept.tensor(list(pickle.dumps(structure)), dtype=adept.uint8)
+            out[_STRUCTURE] = _C._data._bytes_to_tensor(pickle.dumps(structure))
             return out
 
         return _C._data._WorkerPool(produce, num_workers, self.prefetch_factor, float(self.timeout), seed, init)
@@ -336,7 +407,7 @@ class DataLoader:
             pool = self._pool
         try:
             # An iterable dataset's workers get empty tasks until each has said it is exhausted.
-            pool.start_pass(itertools.repeat([]) if self._iterable else self._index_batches(), epoch)
+            pool.start_pass(itertools.repeat([]) if self._iterable else self._worker_tasks(), epoch)
             exhausted = set()
             seq = -1
             while True:
