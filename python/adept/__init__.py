@@ -14,6 +14,7 @@ from . import optim  # noqa: F401
 from . import io  # noqa: F401
 from . import data  # noqa: F401
 from . import vision  # noqa: F401
+from . import models  # noqa: F401
 from . import utils  # noqa: F401
 from .io import save, load  # noqa: F401  (safetensors checkpoints)
 

@@ -70,6 +70,7 @@ void init_nn_init(py::module_& m);  // nn.init and nn.utils (gradient clipping)
 void init_optim(py::module_& m);    // optimizers, LR schedulers, ModelEMA
 void init_data(py::module_& m);     // datasets, samplers, DataLoader worker pool
 void init_vision(py::module_& m);   // detection datasets and collate (after init_data: Dataset base)
+void init_models(py::module_& m);   // model zoo: YOLO11 (after init_nn_module: Module base)
 
 /// Binds `f` both as the module function `adept.name(input, ...)` and the method `Tensor.name(...)`.
 template <class F, class... Extra>

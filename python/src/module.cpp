@@ -26,4 +26,5 @@ PYBIND11_MODULE(_C, m) {
   init_optim(m);
   init_data(m);
   init_vision(m);
+  init_models(m);
 }
