@@ -727,8 +727,10 @@ for k, b in enumerate(DataLoader(Slow(), batch_size=2, num_workers=2)):
 def test_main_process_interrupted_or_killed(sig):
     """Ctrl-C: KeyboardInterrupt, workers stopped and segments removed by the main process. SIGKILL
     (not required by the issue): the workers notice the closed socket, remove their segments, exit."""
+    # A shell's background job (a CI runner) starts with SIGINT ignored, and Python then installs no
+    # KeyboardInterrupt handler: give the child the default disposition, as a terminal would.
     proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=child_env())
+                            env=child_env(), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         ready, _, _ = select.select([proc.stdout], [], [], 30)
         assert ready and proc.stdout.readline().strip() == b"READY", proc.stderr.read1(4096) if ready else ""
