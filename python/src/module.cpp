@@ -27,4 +27,6 @@ PYBIND11_MODULE(_C, m) {
   init_data(m);
   init_vision(m);
   init_models(m);
+  init_models_loss(m);
+  init_models_metrics(m);
 }

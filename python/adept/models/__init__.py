@@ -3,6 +3,10 @@ from .. import _C
 
 Yolo11 = _C._models.Yolo11
 Yolo11.__module__ = "adept.models"
+DetectionLoss = _C._models.DetectionLoss  # YOLO11 detection loss: loss, items = crit(maps, targets)
+DetectionLoss.__module__ = "adept.models"
+# Detection post-processing and COCO-style metrics (C++: include/adept/models/yolo/{nms,metrics}.h).
+from .._C._models import non_max_suppression, box_iou, scale_boxes, DetectionMetrics  # noqa: E402,F401
 
 
 def yolo11(scale="n", nc=80):

@@ -1,0 +1,68 @@
+// Box geometry (CIoU, dist2bbox, bbox2dist) and the distribution focal loss (box_ops.h).
+#include "models/yolo/box_ops.h"
+
+#include <numbers>
+
+#include "adept/ops.h"
+#include "ops/helpers.h"
+
+namespace adept::models::yolo {
+
+namespace {
+Tensor coord(const Tensor& box, int64_t i) { return box.select(-1, i); }
+}  // namespace
+
+Tensor bbox_ciou(const Tensor& box1, const Tensor& box2, double eps) {
+  ADEPT_CHECK(box1.dim() >= 1 && box1.size(-1) == 4 && box2.dim() >= 1 && box2.size(-1) == 4, ShapeError,
+              "bbox_ciou: expected boxes (..., 4), got {} and {}", shape_str(box1.sizes()), shape_str(box2.sizes()));
+  const Tensor ax1 = coord(box1, 0), ay1 = coord(box1, 1), ax2 = coord(box1, 2), ay2 = coord(box1, 3);
+  const Tensor bx1 = coord(box2, 0), by1 = coord(box2, 1), bx2 = coord(box2, 2), by2 = coord(box2, 3);
+  const Tensor w1 = ax2 - ax1, h1 = ay2 - ay1 + eps, w2 = bx2 - bx1, h2 = by2 - by1 + eps;
+  const Tensor inter = clamp(minimum(ax2, bx2) - maximum(ax1, bx1), 0.0, std::nullopt) *
+                       clamp(minimum(ay2, by2) - maximum(ay1, by1), 0.0, std::nullopt);
+  const Tensor iou = inter / (w1 * h1 + w2 * h2 - inter + eps);
+  const Tensor cw = maximum(ax2, bx2) - minimum(ax1, bx1), ch = maximum(ay2, by2) - minimum(ay1, by1);
+  const Tensor c2 = cw * cw + ch * ch + eps;
+  const Tensor dx = bx1 + bx2 - ax1 - ax2, dy = by1 + by2 - ay1 - ay2;
+  const Tensor rho2 = (dx * dx + dy * dy) / 4.0;
+  const Tensor dv = atan(w2 / h2) - atan(w1 / h1);
+  const Tensor v = (4.0 / (std::numbers::pi * std::numbers::pi)) * (dv * dv);
+  Tensor alpha;
+  {
+    NoGradGuard ng;
+    alpha = v / (v - iou + (1.0 + eps));
+  }
+  return iou - (rho2 / c2 + v * alpha.detach());
+}
+
+Tensor dist2bbox(const Tensor& distance, const Tensor& anchor_points) {
+  ADEPT_CHECK(distance.dim() >= 1 && distance.size(-1) == 4 && anchor_points.size(-1) == 2, ShapeError,
+              "dist2bbox: expected distances (..., 4) and anchors (..., 2), got {} and {}",
+              shape_str(distance.sizes()), shape_str(anchor_points.sizes()));
+  const int64_t last = distance.dim() - 1;
+  return cat({anchor_points - distance.narrow(last, 0, 2), anchor_points + distance.narrow(last, 2, 2)}, -1);
+}
+
+Tensor bbox2dist(const Tensor& anchor_points, const Tensor& boxes, double max_dist) {
+  ADEPT_CHECK(boxes.dim() >= 1 && boxes.size(-1) == 4 && anchor_points.size(-1) == 2, ShapeError,
+              "bbox2dist: expected boxes (..., 4) and anchors (..., 2), got {} and {}",
+              shape_str(boxes.sizes()), shape_str(anchor_points.sizes()));
+  const int64_t last = boxes.dim() - 1;
+  return clamp(cat({anchor_points - boxes.narrow(last, 0, 2), boxes.narrow(last, 2, 2) - anchor_points}, -1), 0.0,
+               max_dist);
+}
+
+Tensor distribution_focal_loss(const Tensor& logits, const Tensor& target) {
+  ADEPT_CHECK(logits.dim() == 2 && target.dim() == 1 && target.size(0) == logits.size(0), ShapeError,
+              "distribution_focal_loss: expected logits (N, R) and target (N), got {} and {}",
+              shape_str(logits.sizes()), shape_str(target.sizes()));
+  const Tensor y = target.detach();
+  const Tensor left = floor(y).to(kInt64);
+  const Tensor w_left = left.to(y.dtype()) + 1.0 - y, w_right = 1.0 - w_left;
+  const Tensor logp = log_softmax(logits, -1);
+  const Tensor lp_left = gather(logp, 1, left.unsqueeze(1)).squeeze(1);
+  const Tensor lp_right = gather(logp, 1, (left + 1).unsqueeze(1)).squeeze(1);
+  return -(lp_left * w_left + lp_right * w_right);
+}
+
+}  // namespace adept::models::yolo
