@@ -65,7 +65,6 @@ struct Writer {
   void str(const std::string& s) { put<uint32_t>(static_cast<uint32_t>(s.size())); buf += s; }
 };
 
-
 // Sends a whole message; false when the peer is gone. MSG_NOSIGNAL: no SIGPIPE in either process.
 bool send_message(int fd, const std::string& body) {
   std::string msg;
