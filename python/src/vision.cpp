@@ -145,7 +145,7 @@ void init_vision(py::module_& m) {
       py::arg("samples"),
       "Collates DetectionDataset samples: img (B, 3, H, W) uint8, targets (N, 6) = (batch_idx, cls, cx, cy, w, h), "
       "ori_shape (B, 2), ratio_pad (B, 3), index (B,).");
-  v.def("to_float_image", &vision::to_float_image, py::arg("images"), "uint8 images -> float32 / 255 (any device).");
+  v.def("to_float_image", &vision::to_float_image, py::arg("images"), "uint8 images -> float32 / 255, on the batch's device (CPU: Vulkan has no uint8 yet).");
 }
 
 }  // namespace adept::python

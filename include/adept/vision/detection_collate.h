@@ -17,8 +17,9 @@ namespace adept::vision {
 /// IndexError (from TensorDict) when a key is missing.
 data::Batch detection_collate(const std::vector<data::Sample>& samples);
 
-/// uint8 images (any shape, any device) -> float32 in [0, 1] (x / 255), with tensor ops so it
-/// runs where the batch is (e.g. after moving the uint8 batch to the GPU). DtypeError unless uint8.
+/// uint8 images (any shape) -> float32 in [0, 1] (x / 255), with tensor ops so it runs on the
+/// batch's device. The Vulkan backend has no uint8 tensors yet, so convert on the CPU and move the
+/// float batch. DtypeError unless uint8.
 Tensor to_float_image(const Tensor& images);
 
 }  // namespace adept::vision
