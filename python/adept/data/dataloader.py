@@ -136,8 +136,9 @@ def _fetch(dataset, indices, collate_fn, auto_collation, worker_id, num_workers,
     """Loads and collates one batch, each sample under its own seed."""
     samples = []
     for i in indices:
-        number = i if _is_int64(i) else _key_number(i)
-        _C._data._set_worker_info(worker_id, num_workers, seed, epoch, number if _is_int64(i) else -1)
+        integral = _is_int64(i)
+        number = i if integral else _key_number(i)
+        _C._data._set_worker_info(worker_id, num_workers, seed, epoch, number if integral else -1)
         _seed_sample(_C._data._mix_seed(seed, epoch, number))
         samples.append(dataset[i])
     _C._data._set_worker_info(worker_id, num_workers, seed, epoch, -1)
