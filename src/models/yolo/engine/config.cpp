@@ -1,0 +1,230 @@
+// The option table of the YOLO engine and Config's parsing (include/adept/models/yolo/config.h).
+#include "adept/models/yolo/config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "adept/errors.h"
+
+namespace adept::models::yolo {
+
+namespace {
+
+using K = OptionSpec::Kind;
+
+std::vector<OptionSpec> make_specs() {
+  return {
+      // What to run on.
+      {"model", K::String, "yolo11n", "model: a scale name (yolo11n/s/m/l/x) or a checkpoint (.safetensors)"},
+      {"data", K::String, "", "dataset YAML or folder; empty or 'shapes': the built-in synthetic shapes dataset"},
+      {"source", K::String, "", "predict: an image, a folder, a .txt list of images, or comma-separated paths"},
+      {"device", K::String, "cpu", "device to run on: cpu or vulkan"},
+      {"imgsz", K::Int, "640", "input image size (pixels, a multiple of 32)"},
+      {"batch", K::Int, "16", "images per batch"},
+      {"workers", K::Int, "8", "data-loader worker processes (at most the number of CPUs)"},
+      // Training.
+      {"epochs", K::Int, "100", "epochs to train"},
+      {"patience", K::Int, "100", "stop after this many epochs without a better fitness"},
+      {"optimizer", K::String, "auto", "optimizer: auto, SGD, AdamW or Adam"},
+      {"lr0", K::Float, "0.01", "initial learning rate"},
+      {"lrf", K::Float, "0.01", "final learning rate as a fraction of lr0"},
+      {"momentum", K::Float, "0.937", "SGD momentum / Adam beta1"},
+      {"weight_decay", K::Float, "0.0005", "weight decay of the conv and linear weights"},
+      {"warmup_epochs", K::Float, "3.0", "warmup length in epochs (at least 100 iterations)"},
+      {"warmup_momentum", K::Float, "0.8", "momentum at the start of the warmup"},
+      {"warmup_bias_lr", K::Float, "0.1", "bias learning rate at the start of the warmup"},
+      {"cos_lr", K::Bool, "false", "cosine learning-rate schedule instead of linear"},
+      {"nbs", K::Int, "64", "nominal batch size: gradients are accumulated over about nbs images"},
+      {"close_mosaic", K::Int, "10", "turn mosaic off for the last this many epochs"},
+      {"box", K::Float, "7.5", "box (CIoU) loss gain"},
+      {"cls", K::Float, "0.5", "class (BCE) loss gain"},
+      {"dfl", K::Float, "1.5", "distribution focal loss gain"},
+      {"class_weights", K::String, "", "comma-separated per-class weights of the class loss (nc values)"},
+      {"seed", K::Int, "0", "random seed (model initialisation, data order, augmentation)"},
+      {"val", K::Bool, "true", "validate after every epoch"},
+      {"save_period", K::Int, "-1", "also save a checkpoint every this many epochs (-1: off)"},
+      {"resume", K::String, "", "resume training: true (the latest last.safetensors) or a checkpoint path"},
+      {"amp", K::Bool, "true", "mixed precision: not implemented, training runs in float32 (as Ultralytics on CPU)"},
+      {"project", K::String, "runs/detect", "folder of the runs"},
+      {"name", K::String, "", "run folder name (default: the mode; a number is appended when it exists)"},
+      {"exist_ok", K::Bool, "false", "reuse an existing run folder instead of numbering a new one"},
+      {"verbose", K::Bool, "true", "print per-class results and progress"},
+      // Augmentation (training).
+      {"hsv_h", K::Float, "0.015", "hue jitter (fraction)"},
+      {"hsv_s", K::Float, "0.7", "saturation jitter (fraction)"},
+      {"hsv_v", K::Float, "0.4", "value jitter (fraction)"},
+      {"degrees", K::Float, "0.0", "rotation range (+/- degrees)"},
+      {"translate", K::Float, "0.1", "translation range (fraction of the image size)"},
+      {"scale", K::Float, "0.5", "scale range (gain 1 +/- scale)"},
+      {"shear", K::Float, "0.0", "shear range (+/- degrees)"},
+      {"perspective", K::Float, "0.0", "perspective range (0 to 0.001)"},
+      {"flipud", K::Float, "0.0", "probability of an up-down flip"},
+      {"fliplr", K::Float, "0.5", "probability of a left-right flip"},
+      {"mosaic", K::Float, "1.0", "probability of a 4-image mosaic"},
+      // Validation and prediction.
+      {"split", K::String, "val", "val: the dataset split to evaluate"},
+      {"conf", K::Float, "", "confidence threshold (default 0.001 for val, 0.25 for predict)"},
+      {"iou", K::Float, "0.7", "NMS IoU threshold"},
+      {"max_det", K::Int, "300", "at most this many detections per image"},
+      {"classes", K::String, "", "keep only these comma-separated class indices"},
+      {"agnostic_nms", K::Bool, "false", "class-agnostic NMS"},
+      {"save", K::Bool, "true", "predict: save images with the boxes drawn"},
+      {"save_txt", K::Bool, "false", "predict: save labels/<image>.txt (class cx cy w h, normalised)"},
+      {"save_conf", K::Bool, "false", "predict: append the confidence to each save_txt line"},
+      {"line_width", K::Int, "0", "predict: box line width in pixels (0: from the image size)"},
+      {"show_labels", K::Bool, "true", "predict: draw class names"},
+      {"show_conf", K::Bool, "true", "predict: draw confidences"},
+  };
+}
+
+const char* kind_name(K kind) {
+  switch (kind) {
+    case K::Int: return "an integer";
+    case K::Float: return "a number";
+    case K::Bool: return "true or false";
+    case K::String: return "a string";
+  }
+  return "";
+}
+
+bool parse_bool(const std::string& s, bool& out) {
+  std::string l = s;
+  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (l == "true" || l == "1" || l == "yes") return out = true, true;
+  if (l == "false" || l == "0" || l == "no") return out = false, true;
+  return false;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+bool parse_int(const std::string& s, int64_t& out) {
+  double d;
+  if (!parse_double(s, d) || d != std::floor(d) || std::fabs(d) > 9e15) return false;
+  out = static_cast<int64_t>(d);
+  return true;
+}
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+const std::vector<OptionSpec>& option_specs() {
+  static const std::vector<OptionSpec> specs = make_specs();
+  return specs;
+}
+
+Config::Config() {
+  for (const OptionSpec& s : option_specs()) values_[s.key] = s.default_value;
+}
+
+const OptionSpec& Config::spec(const std::string& key) const {
+  const auto& specs = option_specs();
+  auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
+  if (it != specs.end()) return *it;
+  const OptionSpec* best = &specs.front();
+  for (const OptionSpec& s : specs)
+    if (edit_distance(s.key, key) < edit_distance(best->key, key)) best = &s;
+  ADEPT_CHECK(false, ValueError, "YOLO option '{}' is not a valid option; did you mean '{}'?", key, best->key);
+  return *best;
+}
+
+void Config::set(const std::string& key, const std::string& value) {
+  const OptionSpec& s = spec(key);
+  bool b;
+  double d;
+  int64_t i;
+  const bool ok = s.kind == K::String || (s.kind == K::Bool && parse_bool(value, b)) ||
+                  (s.kind == K::Float && parse_double(value, d)) || (s.kind == K::Int && parse_int(value, i));
+  ADEPT_CHECK(ok, ValueError, "YOLO option {}='{}' is invalid: expected {}", key, value, kind_name(s.kind));
+  values_[key] = value;
+  user_set_[key] = true;
+}
+
+void Config::update(const std::map<std::string, std::string>& values) {
+  for (const auto& [k, v] : values) set(k, v);
+}
+
+void Config::set_default(const std::string& key, const std::string& value) {
+  if (is_set(key)) return;
+  set(key, value);
+  user_set_[key] = false;
+}
+
+const std::string& Config::str(const std::string& key) const {
+  spec(key);
+  return values_.at(key);
+}
+
+int64_t Config::integer(const std::string& key) const {
+  const OptionSpec& s = spec(key);
+  int64_t i = 0;
+  ADEPT_CHECK(s.kind == K::Int && parse_int(values_.at(key), i), ValueError,
+              "YOLO option '{}' is {} ('{}'), not an integer", key, kind_name(s.kind), values_.at(key));
+  return i;
+}
+
+double Config::number(const std::string& key) const {
+  const OptionSpec& s = spec(key);
+  double d = 0;
+  ADEPT_CHECK((s.kind == K::Float || s.kind == K::Int) && parse_double(values_.at(key), d), ValueError,
+              "YOLO option '{}' is {} ('{}'), not a number", key, kind_name(s.kind), values_.at(key));
+  return d;
+}
+
+bool Config::flag(const std::string& key) const {
+  const OptionSpec& s = spec(key);
+  bool b = false;
+  ADEPT_CHECK(s.kind == K::Bool && parse_bool(values_.at(key), b), ValueError,
+              "YOLO option '{}' is {} ('{}'), not true or false", key, kind_name(s.kind), values_.at(key));
+  return b;
+}
+
+bool Config::is_set(const std::string& key) const {
+  spec(key);
+  auto it = user_set_.find(key);
+  return it != user_set_.end() && it->second;
+}
+
+std::string Config::to_json() const { return nlohmann::json(values_).dump(); }
+
+Config Config::from_json(const std::string& json) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json);
+  } catch (const nlohmann::json::exception& e) {
+    ADEPT_CHECK(false, ValueError, "YOLO options: malformed JSON ({})", e.what());
+  }
+  ADEPT_CHECK(j.is_object(), ValueError, "YOLO options: expected a JSON object of strings");
+  Config c;
+  const auto& specs = option_specs();
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_string()) continue;
+    if (std::any_of(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == k; }))
+      c.set(k, v.get<std::string>());
+  }
+  return c;
+}
+
+}  // namespace adept::models::yolo
