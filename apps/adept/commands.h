@@ -6,5 +6,7 @@ namespace adept::app {
 
 /// `adept subset`: a class-balanced subset of a detection dataset (subset_command.cpp).
 void register_subset_command(CLI::App& app);
+/// `adept train | val | predict | summary`: YOLO11 (yolo_commands.cpp).
+void register_yolo_commands(CLI::App& app);
 
 }  // namespace adept::app

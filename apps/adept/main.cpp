@@ -11,6 +11,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"Adept: deep-learning tools (arguments as --key value or Ultralytics-style key=value)", "adept"};
   app.require_subcommand(1);
+  adept::app::register_yolo_commands(app);
   adept::app::register_subset_command(app);
 
   const std::vector<std::string> args = adept::app::rewrite_key_value_args(argc, argv);

@@ -1,6 +1,8 @@
 // DataLoader: option checks (torch's wording), passes in the main process or through WorkerPool.
 #include "adept/data/dataloader.h"
 
+#include <algorithm>
+
 #include "adept/ops/random.h"
 #include "data/worker_pool.h"
 
@@ -54,9 +56,15 @@ DataLoader::~DataLoader() = default;
 
 void DataLoader::reset() { pool_.reset(); }
 
+void DataLoader::set_start_batch(int64_t start_batch) {
+  ADEPT_CHECK(start_batch >= 0, ValueError, "DataLoader.set_start_batch: start_batch must be >= 0, got {}", start_batch);
+  start_batch_ = static_cast<size_t>(start_batch);
+}
+
 DataLoader::Iterator DataLoader::begin() {
   batches_ = batch_sampler_->batches(epoch_);
-  next_batch_ = 0;
+  next_batch_ = std::min(start_batch_, batches_.size());
+  start_batch_ = 0;
   pass_epoch_ = epoch_++;
   if (options_.num_workers > 0) {
     if (!options_.persistent_workers) pool_.reset();

@@ -197,15 +197,34 @@ OptionValue from_json(const nlohmann::json& j, const std::string& key) {
   if (j.is_array()) {
     std::vector<double> out;
     for (const auto& e : j) {
-      ADEPT_CHECK(e.is_number(), ValueError, "unflatten_state_dict: option '{}' holds a non-number list", key);
+      ADEPT_CHECK(e.is_number(), ValueError, "optimizer state JSON: option '{}' holds a non-number list", key);
       out.push_back(e.get<double>());
     }
     return out;
   }
-  throw ValueError(fmt::format("unflatten_state_dict: option '{}' has an unsupported JSON type", key));
+  throw ValueError(fmt::format("optimizer state JSON: option '{}' has an unsupported JSON type", key));
 }
 
 }  // namespace
+
+std::string options_to_json(const Options& options) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, value] : options) j[key] = to_json(value);
+  return j.dump();
+}
+
+Options options_from_json(const std::string& json) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json);
+  } catch (const nlohmann::json::exception& e) {
+    throw ValueError(fmt::format("options_from_json: invalid JSON: {}", e.what()));
+  }
+  ADEPT_CHECK(j.is_object(), ValueError, "options_from_json: expected a JSON object, got {}", j.type_name());
+  Options out;
+  for (const auto& [key, value] : j.items()) out[key] = from_json(value, key);
+  return out;
+}
 
 FlatOptimizerState flatten_state_dict(const OptimizerStateDict& sd) {
   FlatOptimizerState out;

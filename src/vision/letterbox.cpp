@@ -1,4 +1,4 @@
-// Letterbox resize-and-pad (Ultralytics' LetterBox with auto=False, center=True).
+// Letterbox resize-and-pad (Ultralytics' LetterBox with center=True, auto off or on).
 #include <algorithm>
 #include <cmath>
 
@@ -9,17 +9,21 @@
 
 namespace adept::vision {
 
-Letterboxed letterbox(const LabeledImage& in, int out_h, int out_w, bool scaleup, uint8_t pad_value) {
+Letterboxed letterbox(const LabeledImage& in, int out_h, int out_w, bool scaleup, uint8_t pad_value,
+                      int auto_stride) {
   detail::check_labeled(in, "letterbox");
   ADEPT_CHECK(out_h > 0 && out_w > 0, ValueError,
               "letterbox: output size must be positive, got ({}, {})", out_h, out_w);
+  ADEPT_CHECK(auto_stride >= 0, ValueError, "letterbox: auto_stride must be >= 0 (0: off), got {}", auto_stride);
   const auto h = static_cast<int>(in.image.size(0)), w = static_cast<int>(in.image.size(1));
   double r = std::min(static_cast<double>(out_h) / h, static_cast<double>(out_w) / w);
   if (!scaleup) r = std::min(r, 1.0);
   // Python's round() (half to even) of the scaled size, as Ultralytics computes it; at least 1 px.
   const int new_w = std::max(1, static_cast<int>(std::nearbyint(w * r)));
   const int new_h = std::max(1, static_cast<int>(std::nearbyint(h * r)));
-  const double dw = (out_w - new_w) / 2.0, dh = (out_h - new_h) / 2.0;
+  int pad_w = out_w - new_w, pad_h = out_h - new_h;
+  if (auto_stride > 0) pad_w %= auto_stride, pad_h %= auto_stride;  // both >= 0: new <= out
+  const double dw = pad_w / 2.0, dh = pad_h / 2.0;
   const auto left = static_cast<int>(std::lround(dw - 0.1)), right = static_cast<int>(std::lround(dw + 0.1));
   const auto top = static_cast<int>(std::lround(dh - 0.1)), bottom = static_cast<int>(std::lround(dh + 0.1));
 

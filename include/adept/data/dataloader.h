@@ -69,6 +69,10 @@ class DataLoader {
   /// The epoch the next pass gets; set it to resume a run at a given epoch.
   int64_t epoch() const { return epoch_; }
   void set_epoch(int64_t epoch) { epoch_ = epoch; }
+  /// Makes the next pass start at batch `start_batch` of its epoch's order (the batches before it
+  /// are neither loaded nor yielded): resuming an interrupted epoch. Applies to one pass only.
+  /// ValueError when start_batch is negative.
+  void set_start_batch(int64_t start_batch);
   uint64_t seed() const { return seed_; }
   const DataLoaderOptions& options() const { return options_; }
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
@@ -103,6 +107,7 @@ class DataLoader {
   // The running pass.
   std::vector<std::vector<int64_t>> batches_;
   size_t next_batch_ = 0;
+  size_t start_batch_ = 0;
   int64_t pass_epoch_ = 0;
   std::unique_ptr<detail::WorkerPool> pool_;
 };

@@ -59,6 +59,11 @@ FlatOptimizerState flatten_state_dict(const OptimizerStateDict& state_dict);
 /// Inverse of flatten_state_dict. ValueError on malformed JSON or tensor names.
 OptimizerStateDict unflatten_state_dict(const std::vector<std::pair<std::string, Tensor>>& tensors,
                                         const std::string& json);
+/// Options (e.g. a scheduler's state_dict) as a JSON object and back (None -> null, tuples ->
+/// arrays), for checkpoints. options_from_json: ValueError on malformed JSON or a value of
+/// another JSON type (an object, a list of non-numbers).
+std::string options_to_json(const Options& options);
+Options options_from_json(const std::string& json);
 
 /// Base class of the optimizers. Subclasses define the update of one group (step_group); the base
 /// owns the groups and per-parameter state and runs steps under no-grad, in place on the parameter

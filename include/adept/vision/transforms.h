@@ -69,15 +69,20 @@ struct Letterboxed {
   double pad_x = 0, pad_y = 0;  ///< left and top padding, pixels
 };
 
-/// Letterbox (Ultralytics' LetterBox, auto=False, center=True): (h, w, 3) -> (out_h, out_w, 3).
+/// Letterbox (Ultralytics' LetterBox, center=True): (h, w, 3) -> (out_h, out_w, 3) (auto=False;
+/// auto_stride, below, gives a smaller rectangle).
 /// r = min(out_h / h, out_w / w), capped at 1 unless `scaleup`; resized (bilinear) to
 /// (round(h r), round(w r)) (Python rounding, at least 1 px) and padded with `pad_value` on every
 /// channel; of a total padding d = out - resized in a dimension, round(d/2 - 0.1) goes left / top
 /// and round(d/2 + 0.1) right / bottom. Boxes become x r + pad_x, y r + pad_y. (Ultralytics adds
 /// the unrounded d/2 to its boxes, which can differ from the applied padding by half a pixel.)
-/// ValueError for out_h, out_w <= 0.
+/// auto_stride > 0 is Ultralytics' auto=True with stride = auto_stride (what predict uses): the
+/// total padding of each dimension becomes d mod auto_stride, so the output is the smallest
+/// rectangle around the resized image whose sides differ from (out_h, out_w) by multiples of the
+/// stride (both multiples of it when out_h and out_w are). ValueError for out_h, out_w <= 0 or
+/// auto_stride < 0.
 Letterboxed letterbox(const LabeledImage& in, int out_h, int out_w, bool scaleup = true,
-                      uint8_t pad_value = 114);
+                      uint8_t pad_value = 114, int auto_stride = 0);
 
 /// Random affine (Ultralytics' RandomPerspective): (H, W, 3) -> (H + 2 border, W + 2 border, 3)
 /// (border = -imgsz / 2 crops a 2 imgsz mosaic canvas back to imgsz). Draws, in this order,

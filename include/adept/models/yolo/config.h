@@ -31,7 +31,7 @@ class Config {
 
   /// Sets `key` from its text. Bool accepts true/false/True/False/1/0/yes/no; Int and Float must
   /// parse completely (Float accepts ints, `1e-3`); an Int also accepts a float text with an
-  /// integer value (`3.0`). ValueError naming the key, the value and the expected kind, or for an
+  /// integer value (`3.0`); "" resets an option whose default is "" (such as `conf`). ValueError naming the key, the value and the expected kind, or for an
   /// unknown key (with the closest known key as a suggestion).
   void set(const std::string& key, const std::string& value);
   /// set() for each entry.

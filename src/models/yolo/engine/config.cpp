@@ -155,7 +155,7 @@ void Config::set(const std::string& key, const std::string& value) {
   bool b;
   double d;
   int64_t i;
-  const bool ok = s.kind == K::String || (s.kind == K::Bool && parse_bool(value, b)) ||
+  const bool ok = s.kind == K::String || (value.empty() && s.default_value.empty()) || (s.kind == K::Bool && parse_bool(value, b)) ||
                   (s.kind == K::Float && parse_double(value, d)) || (s.kind == K::Int && parse_int(value, i));
   ADEPT_CHECK(ok, ValueError, "YOLO option {}='{}' is invalid: expected {}", key, value, kind_name(s.kind));
   values_[key] = value;

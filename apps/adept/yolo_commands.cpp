@@ -1,0 +1,89 @@
+// `adept train | val | predict | summary`: YOLO11 from the command line. Every option of the
+// engine's table (include/adept/models/yolo/config.h) is registered on each subcommand, so
+// `--epochs 3`, `--epochs=3` and Ultralytics' `epochs=3` all work and `--help` lists them.
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "adept/models/yolo/checkpoint.h"
+#include "adept/models/yolo/config.h"
+#include "adept/models/yolo/predictor.h"
+#include "adept/models/yolo/trainer.h"
+#include "adept/models/yolo/validator.h"
+#include "adept/models/yolo/yolo11.h"
+#include "commands.h"
+
+namespace adept::app {
+
+namespace {
+
+using models::yolo::Config;
+using models::yolo::OptionSpec;
+
+// The values given on the command line, by key (bool options in `flags`).
+struct GivenOptions {
+  std::map<std::string, std::string> text;
+  std::map<std::string, bool> flags;
+  std::map<std::string, CLI::Option*> options;
+
+  Config config() const {
+    Config c;
+    for (const auto& [key, opt] : options) {
+      if (opt->count() == 0) continue;
+      auto f = flags.find(key);
+      c.set(key, f != flags.end() ? (f->second ? "true" : "false") : text.at(key));
+    }
+    return c;
+  }
+};
+
+CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, const std::string& description,
+                              std::function<void(const Config&)> run) {
+  auto given = std::make_shared<GivenOptions>();
+  CLI::App* cmd = app.add_subcommand(name, description);
+  for (const OptionSpec& s : models::yolo::option_specs()) {
+    const std::string flag = "--" + s.key;
+    const std::string help = s.default_value.empty() ? s.help : fmt::format("{} (default: {})", s.help, s.default_value);
+    if (s.kind == OptionSpec::Kind::Bool) {
+      given->flags[s.key] = false;
+      given->options[s.key] = cmd->add_flag(flag, given->flags[s.key], help);
+    } else {
+      given->options[s.key] = cmd->add_option(flag, given->text[s.key], help);
+    }
+  }
+  cmd->callback([given, run] { run(given->config()); });
+  return cmd;
+}
+
+}  // namespace
+
+void register_yolo_commands(CLI::App& app) {
+  add_yolo_subcommand(app, "train",
+                      "Train YOLO11 (default: yolo11n on the built-in synthetic shapes dataset; data=<yaml or folder> "
+                      "for your own). Ctrl-C saves a checkpoint; resume=True continues.",
+                      [](const Config& c) {
+                        const models::yolo::TrainResult r = models::yolo::train(c);
+                        fmt::print("results: {}\nweights: {}{}\n", r.save_dir, r.last,
+                                   r.best.empty() ? "" : fmt::format(" (best: {})", r.best));
+                      });
+  add_yolo_subcommand(app, "val", "Validate a YOLO11 checkpoint (COCO-style mAP50 and mAP50-95, per-class table).",
+                      [](const Config& c) {
+                        const models::yolo::ValidationResult r = models::yolo::val(c);
+                        fmt::print("mAP50 {:.4f} mAP50-95 {:.4f}\n", r.metrics.map50, r.metrics.map50_95);
+                      });
+  add_yolo_subcommand(app, "predict",
+                      "Detect objects in images (source=<image, folder, .txt list or comma-separated paths>); writes "
+                      "annotated images and predictions.json (labels/*.txt with save_txt=True).",
+                      [](const Config& c) {
+                        const models::yolo::PredictRun r = models::yolo::predict(c);
+                        fmt::print("{} images; results in {}\n", r.predictions.size(), r.save_dir);
+                      });
+  add_yolo_subcommand(app, "summary", "Print the layers, parameters and GFLOPs of a YOLO11 model at imgsz.",
+                      [](const Config& c) {
+                        models::yolo::LoadedModel m = models::yolo::load_model(c.str("model"));
+                        fmt::print("{}", models::yolo::summary(*m.model, c.integer("imgsz")).table());
+                      });
+}
+
+}  // namespace adept::app

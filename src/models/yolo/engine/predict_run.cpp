@@ -1,0 +1,48 @@
+// `adept predict` (predictor.h): model, sources and run folder from the options, then predict().
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "adept/models/yolo/checkpoint.h"
+#include "adept/models/yolo/predictor.h"
+#include "models/yolo/engine/setup.h"
+
+namespace adept::models::yolo {
+
+namespace {
+
+// The default source: the first val images of the built-in dataset, in name order.
+std::string builtin_sample_images(const vision::DatasetConfig& data, size_t count) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& src : data.split("val"))
+    for (const auto& e : fs::directory_iterator(src.path))
+      if (e.is_regular_file()) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  files.resize(std::min(files.size(), count));
+  std::string joined;
+  for (const std::string& f : files) joined += (joined.empty() ? "" : ",") + f;
+  return joined;
+}
+
+}  // namespace
+
+PredictRun predict(const Config& user_config) {
+  Config config = user_config;
+  LoadedModel loaded = load_model(config.str("model"));
+  if (!loaded.checkpoint.empty()) config.set_default("imgsz", loaded.train_config.str("imgsz"));
+  else spdlog::warn("predict: model={} is a new, untrained model; pass a checkpoint (model=.../best.safetensors)",
+                    config.str("model"));
+  std::string source = config.str("source");
+  if (source.empty()) {
+    source = builtin_sample_images(detail::resolve_data("shapes"), 4);
+    spdlog::info("predict: no source given; using images of the built-in dataset");
+  }
+  loaded.model->to(detail::parse_device(config.str("device")));
+  PredictRun run;
+  run.save_dir = detail::make_run_dir(config, "predict");
+  run.predictions = predict(*loaded.model, loaded.names, resolve_sources(source), predict_options(config), run.save_dir);
+  return run;
+}
+
+}  // namespace adept::models::yolo

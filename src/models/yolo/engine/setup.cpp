@@ -1,0 +1,72 @@
+// Shared setup of the YOLO engine's modes (setup.h).
+#include "models/yolo/engine/setup.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "adept/errors.h"
+#include "adept/vision/detection_collate.h"
+#include "adept/vision/synthetic_shapes.h"
+
+namespace adept::models::yolo::detail {
+
+bool is_builtin_data(const std::string& data) { return data.empty() || data == "shapes"; }
+
+vision::DatasetConfig resolve_data(const std::string& data) {
+  return vision::load_dataset_config(is_builtin_data(data) ? vision::ensure_synthetic_shapes() : data);
+}
+
+void apply_builtin_defaults(Config& config) {
+  // Tuned with the PyTorch mirror (bench/yolo/tune_shapes.py, bench/results/shapes_tuning_*.json):
+  // small images and a short warmup, so a few CPU minutes give a useful detector.
+  config.set_default("imgsz", "192");
+  config.set_default("epochs", "30");
+  config.set_default("batch", "16");
+  config.set_default("nbs", "16");
+  config.set_default("warmup_epochs", "1");
+  config.set_default("close_mosaic", "5");
+}
+
+int loader_workers(int64_t workers) {
+  ADEPT_CHECK(workers >= 0, ValueError, "YOLO option workers must be >= 0, got {}", workers);
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return static_cast<int>(std::min<int64_t>(workers, std::max<long>(cpus, 1)));
+}
+
+std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionDataset> dataset, int64_t batch,
+                                              int workers, bool shuffle, uint64_t seed) {
+  ADEPT_CHECK(batch >= 1, ValueError, "YOLO option batch must be >= 1, got {}", batch);
+  data::DataLoaderOptions o;
+  o.batch_size = batch;
+  o.shuffle = shuffle;
+  o.num_workers = workers;
+  o.persistent_workers = workers > 0;
+  o.collate_fn = vision::detection_collate;
+  o.seed = seed;
+  return std::make_unique<data::DataLoader>(std::move(dataset), o);
+}
+
+Device parse_device(const std::string& device) {
+  try {
+    return Device(device);
+  } catch (const Error& e) {
+    throw ValueError(fmt::format("YOLO option device='{}' is invalid: {}", device, e.what()));
+  }
+}
+
+std::string make_run_dir(const Config& config, const std::string& mode) {
+  namespace fs = std::filesystem;
+  const std::string name = config.str("name").empty() ? mode : config.str("name");
+  fs::path dir = fs::path(config.str("project")) / name;
+  if (!config.flag("exist_ok"))
+    for (int k = 2; fs::exists(dir); ++k) dir = fs::path(config.str("project")) / fmt::format("{}{}", name, k);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  ADEPT_CHECK(!ec, IOError, "cannot create the run folder {}: {}", dir.string(), ec.message());
+  return dir.string();
+}
+
+}  // namespace adept::models::yolo::detail

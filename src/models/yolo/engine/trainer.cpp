@@ -1,0 +1,496 @@
+// YOLO11 training (trainer.h): the epoch and batch loops, checkpoints, resume, metrics files.
+#include "adept/models/yolo/trainer.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "adept/autograd.h"
+#include "adept/models/yolo/checkpoint.h"
+#include "adept/nn/utils/clip_grad.h"
+#include "adept/ops.h"
+#include "adept/optim/ema.h"
+#include "adept/optim/lr_scheduler.h"
+#include "adept/vision/detection_collate.h"
+#include "models/yolo/engine/csv_log.h"
+#include "models/yolo/engine/progress.h"
+#include "models/yolo/engine/setup.h"
+#include "models/yolo/engine/train_schedule.h"
+
+namespace adept::models::yolo {
+
+namespace {
+
+namespace fs = std::filesystem;
+using detail::CsvLog;
+
+constexpr int64_t kMaxNonfiniteStreak = 10;
+constexpr double kMaxGradNorm = 10.0;
+constexpr int64_t kMinWarmupIterations = 100;
+
+// ---- Ctrl-C: the first SIGINT asks the loop to stop at the next batch boundary; the handler then
+// restores the previous disposition, so a second Ctrl-C acts as it would without the trainer.
+std::atomic<bool> g_interrupted{false};
+struct sigaction g_previous_sigint;
+
+void on_sigint(int) {
+  g_interrupted = true;
+  static const char msg[] = "\nCtrl-C: saving a checkpoint at the end of this batch (again to kill)\n";
+  (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+  sigaction(SIGINT, &g_previous_sigint, nullptr);
+}
+
+class SigintScope {
+ public:
+  SigintScope() {
+    g_interrupted = false;
+    struct sigaction sa{};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &g_previous_sigint);
+  }
+  ~SigintScope() { sigaction(SIGINT, &g_previous_sigint, nullptr); }
+};
+
+// The checkpoint to resume from: `resume` = true -> the newest weights/last.safetensors under project.
+std::string resume_path(const Config& config) {
+  const std::string r = config.str("resume");
+  std::string lower = r;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "false" || lower == "0" || lower.empty()) return "";
+  if (lower != "true" && lower != "1") return r;
+  std::string best;
+  fs::file_time_type newest{};
+  std::error_code ec;
+  if (fs::is_directory(config.str("project"), ec))
+    for (const auto& e : fs::recursive_directory_iterator(config.str("project"), ec))
+      if (e.path().filename() == "last.safetensors" && (best.empty() || e.last_write_time() > newest)) {
+        best = e.path().string();
+        newest = e.last_write_time();
+      }
+  ADEPT_CHECK(!best.empty(), ValueError, "resume=True: no weights/last.safetensors found under {}",
+              config.str("project"));
+  return best;
+}
+
+// The run's class weights option as a tensor (undefined when not given).
+Tensor class_weights(const Config& config, int64_t nc) {
+  const std::string& s = config.str("class_weights");
+  if (s.empty()) return {};
+  std::vector<double> w;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t comma = std::min(s.find(',', pos), s.size());
+    const std::string item = s.substr(pos, comma - pos);
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    ADEPT_CHECK(!item.empty() && end == item.c_str() + item.size() && std::isfinite(v) && v >= 0, ValueError,
+                "YOLO option class_weights='{}': '{}' is not a non-negative number", s, item);
+    w.push_back(v);
+    pos = comma + 1;
+  }
+  ADEPT_CHECK(static_cast<int64_t>(w.size()) == nc, ValueError,
+              "YOLO option class_weights has {} values but the dataset has {} classes", w.size(), nc);
+  return tensor(w, kFloat32);
+}
+
+vision::AugmentOptions augment_options(const Config& c) {
+  vision::AugmentOptions a;
+  a.hsv_h = c.number("hsv_h");
+  a.hsv_s = c.number("hsv_s");
+  a.hsv_v = c.number("hsv_v");
+  a.degrees = c.number("degrees");
+  a.translate = c.number("translate");
+  a.scale = c.number("scale");
+  a.shear = c.number("shear");
+  a.perspective = c.number("perspective");
+  a.flipud = c.number("flipud");
+  a.fliplr = c.number("fliplr");
+  a.mosaic = c.number("mosaic");
+  return a;
+}
+
+void write_args(const Config& config, const std::string& path) {
+  std::string text;
+  for (const auto& [k, v] : config.values()) text += fmt::format("{}: {}\n", k, v.empty() ? "null" : v);
+  std::ofstream(path) << text;
+}
+
+class Trainer {
+ public:
+  Trainer(const Config& user_config, const TrainCallbacks& callbacks) : callbacks_(callbacks) {
+    const std::string resume = resume_path(user_config);
+    if (!resume.empty()) {
+      ckpt_ = load_checkpoint(resume);
+      config_ = ckpt_->config;
+      for (const char* key : {"device", "workers"})
+        if (user_config.is_set(key)) config_.set(key, user_config.str(key));
+      ADEPT_CHECK(ckpt_->epoch < config_.integer("epochs"), ValueError,
+                  "resume: {} finished its {} epochs; nothing to resume (start a new run with model={})", resume,
+                  config_.integer("epochs"), resume);
+      save_dir_ = fs::path(resume).parent_path().parent_path().string();
+      spdlog::info("resuming {} at epoch {}, batch {}", resume, ckpt_->epoch + 1, ckpt_->batch);
+    } else {
+      config_ = user_config;
+    }
+    if (detail::is_builtin_data(config_.str("data"))) detail::apply_builtin_defaults(config_);
+    setup();
+  }
+
+  TrainResult run();
+
+ private:
+  void setup();
+  void optimizer_step();
+  void warmup(int64_t ni, int64_t epoch);
+  TrainCheckpoint checkpoint(int64_t epoch, int64_t batch) const;
+  std::vector<double> lrs() const {
+    std::vector<double> out;
+    for (const auto& g : optimizer_->param_groups()) out.push_back(optim::option_number(g.options, "lr", "train"));
+    return out;
+  }
+
+  TrainCallbacks callbacks_;
+  Config config_;
+  std::optional<TrainCheckpoint> ckpt_;
+  std::string save_dir_, last_, best_;
+  vision::DatasetConfig data_;
+  std::shared_ptr<Yolo11> model_, ema_model_;
+  Device device_;
+  std::shared_ptr<vision::DetectionDataset> train_set_, val_set_;
+  std::unique_ptr<data::DataLoader> train_loader_, val_loader_;
+  std::unique_ptr<optim::Optimizer> optimizer_;
+  std::string optimizer_name_;
+  std::unique_ptr<optim::LambdaLR> scheduler_;
+  std::function<double(int64_t)> lf_;
+  std::unique_ptr<optim::ModelEMA> ema_;
+  std::unique_ptr<DetectionLoss> loss_;
+  std::vector<Tensor> params_;
+  int64_t epochs_ = 0, batch_size_ = 0, nb_ = 0, nw_ = -1, accumulate_ = 1, last_opt_step_ = -1;
+  double nbs_ = 64, warmup_bias_lr_ = 0, best_fitness_ = -1;
+  int64_t best_epoch_ = -1, nonfinite_streak_ = 0;
+  std::array<double, 3> loss_sum_{};
+};
+
+void Trainer::setup() {
+  data_ = detail::resolve_data(config_.str("data"));
+  const int64_t nc = static_cast<int64_t>(data_.names.size());
+  epochs_ = config_.integer("epochs");
+  batch_size_ = config_.integer("batch");
+  ADEPT_CHECK(epochs_ >= 1, ValueError, "YOLO option epochs must be >= 1, got {}", epochs_);
+  ADEPT_CHECK(batch_size_ >= 1, ValueError, "YOLO option batch must be >= 1 (no auto-batch), got {}", batch_size_);
+  const int64_t imgsz = config_.integer("imgsz");
+  ADEPT_CHECK(imgsz >= 32 && imgsz % 32 == 0, ValueError, "YOLO option imgsz must be a multiple of 32 (>= 32), got {}",
+              imgsz);
+  device_ = detail::parse_device(config_.str("device"));
+
+  // Model: seeded initialisation, or a checkpoint's weights where the shapes match.
+  manual_seed(static_cast<uint64_t>(config_.integer("seed")));
+  LoadedModel loaded = load_model(config_.str("model"), nc);
+  model_ = loaded.model;
+  if (model_->nc != nc) {
+    auto fresh = std::make_shared<Yolo11>(model_->scale, nc);
+    nn::StateDict keep;
+    const nn::StateDict old = model_->state_dict();
+    int64_t n = 0;
+    for (const auto& [k, t] : fresh->state_dict()) {
+      auto it = std::find_if(old.begin(), old.end(), [&](const auto& e) { return e.first == k; });
+      if (it != old.end() && it->second.sizes() == t.sizes()) keep.emplace_back(k, it->second), ++n;
+    }
+    fresh->load_state_dict(keep, false);
+    spdlog::info("model: transferred {}/{} tensors of {} ({} classes) to a {}-class model", n,
+                 fresh->state_dict().size(), loaded.checkpoint, model_->nc, nc);
+    model_ = fresh;
+  }
+  model_->to(device_);
+  ema_model_ = std::make_shared<Yolo11>(model_->scale, nc);
+  ema_model_->to(device_);
+  for (const Tensor& p : model_->parameters())
+    if (p.requires_grad()) params_.push_back(p);
+
+  // Data.
+  vision::DetectionDatasetOptions train_opt;
+  train_opt.imgsz = static_cast<int>(imgsz);
+  train_opt.augment = true;
+  train_opt.hyp = augment_options(config_);
+  train_set_ = std::make_shared<vision::DetectionDataset>(data_, "train", train_opt);
+  vision::DetectionDatasetOptions val_opt;
+  val_opt.imgsz = static_cast<int>(imgsz);
+  val_set_ = std::make_shared<vision::DetectionDataset>(data_, "val", val_opt);
+  const int workers = detail::loader_workers(config_.integer("workers"));
+  const auto seed = static_cast<uint64_t>(config_.integer("seed"));
+  train_loader_ = detail::make_loader(train_set_, batch_size_, workers, true, seed);
+  val_loader_ = detail::make_loader(val_set_, batch_size_ * 2, workers, false, seed);
+  nb_ = train_loader_->size();
+  ADEPT_CHECK(nb_ > 0, ValueError, "train: the train split of {} has no images", data_.source);
+
+  // Optimizer, schedule, EMA, loss (sheet 5.2-5.4).
+  nbs_ = static_cast<double>(config_.integer("nbs"));
+  ADEPT_CHECK(nbs_ >= 1, ValueError, "YOLO option nbs must be >= 1, got {}", nbs_);
+  accumulate_ = std::max<int64_t>(detail::round_half_even(nbs_ / static_cast<double>(batch_size_)), 1);
+  const double weight_decay =
+      config_.number("weight_decay") * static_cast<double>(batch_size_ * accumulate_) / nbs_;
+  const int64_t iterations =
+      static_cast<int64_t>(std::ceil(static_cast<double>(train_set_->size()) /
+                                     std::max(static_cast<double>(batch_size_), nbs_))) * epochs_;
+  detail::BuiltOptimizer built = detail::build_optimizer(*model_, config_, nc, iterations, weight_decay);
+  optimizer_ = std::move(built.optimizer);
+  optimizer_name_ = built.name;
+  warmup_bias_lr_ = built.warmup_bias_lr;
+  lf_ = detail::lr_factor(config_);
+  scheduler_ = std::make_unique<optim::LambdaLR>(*optimizer_, lf_);
+  ema_ = std::make_unique<optim::ModelEMA>(*model_);
+  loss_ = std::make_unique<DetectionLoss>(*model_);
+  loss_->box_gain = config_.number("box");
+  loss_->cls_gain = config_.number("cls");
+  loss_->dfl_gain = config_.number("dfl");
+  loss_->class_weights = class_weights(config_, nc);
+  if (loss_->class_weights.defined()) loss_->class_weights = loss_->class_weights.to(device_);
+  const double warmup_epochs = config_.number("warmup_epochs");
+  nw_ = warmup_epochs > 0
+            ? std::max(detail::round_half_even(warmup_epochs * static_cast<double>(nb_)), kMinWarmupIterations)
+            : -1;
+
+  if (ckpt_) {
+    ADEPT_CHECK(ckpt_->optimizer_name == optimizer_name_, ValueError,
+                "resume: the checkpoint's optimizer is {} but the options now choose {}", ckpt_->optimizer_name,
+                optimizer_name_);
+    model_->load_state_dict(ckpt_->model);
+    ema_->load_state_dict(ckpt_->ema, ckpt_->ema_updates);
+    optimizer_->load_state_dict(ckpt_->optimizer);
+    scheduler_->load_state_dict(ckpt_->scheduler);
+    const auto named = model_->named_parameters();
+    for (const auto& [name, g] : ckpt_->grads) {
+      auto it = std::find_if(named.begin(), named.end(), [&](const auto& e) { return e.first == name; });
+      ADEPT_CHECK(it != named.end(), ValueError, "resume: the checkpoint has a gradient of unknown parameter '{}'", name);
+      Tensor p = it->second;
+      p.set_grad(g.to(device_));
+    }
+    last_opt_step_ = ckpt_->last_opt_step;
+    best_fitness_ = ckpt_->best_fitness;
+    best_epoch_ = ckpt_->best_epoch;
+    nonfinite_streak_ = ckpt_->nonfinite_streak;
+    loss_sum_ = ckpt_->loss_sum;
+    default_generator().set_state({ckpt_->rng_seed, ckpt_->rng_offset});
+  } else {
+    save_dir_ = detail::make_run_dir(config_, "train");
+  }
+  fs::create_directories(fs::path(save_dir_) / "weights");
+  last_ = (fs::path(save_dir_) / "weights" / "last.safetensors").string();
+  best_ = (fs::path(save_dir_) / "weights" / "best.safetensors").string();
+  write_args(config_, (fs::path(save_dir_) / "args.yaml").string());
+  spdlog::info("train: YOLO11{} ({} classes) on {}: {} train / {} val images at imgsz {}, batch {} (accumulate {}), "
+               "{} epochs, {} data workers, device {}; results in {}",
+               model_->scale, nc, data_.source, train_set_->size(), val_set_->size(), imgsz, batch_size_, accumulate_,
+               epochs_, workers, config_.str("device"), save_dir_);
+}
+
+void Trainer::warmup(int64_t ni, int64_t epoch) {
+  if (ni > nw_) return;
+  const double x = static_cast<double>(ni), x1 = static_cast<double>(nw_);
+  accumulate_ = std::max<int64_t>(1, detail::round_half_even(detail::interp(x, 0, x1, 1, nbs_ / static_cast<double>(batch_size_))));
+  auto& groups = optimizer_->param_groups();
+  for (size_t j = 0; j < groups.size(); ++j) {
+    auto& o = groups[j].options;
+    const double target = optim::option_number(o, "initial_lr", "train") * lf_(epoch);
+    o["lr"] = detail::interp(x, 0, x1, j == 0 ? warmup_bias_lr_ : 0.0, target);
+    if (o.count("momentum"))
+      o["momentum"] = detail::interp(x, 0, x1, config_.number("warmup_momentum"), config_.number("momentum"));
+  }
+}
+
+void Trainer::optimizer_step() {
+  nn::utils::clip_grad_norm_(params_, kMaxGradNorm);
+  optimizer_->step();
+  optimizer_->zero_grad();
+  ema_->update(*model_);
+}
+
+TrainCheckpoint Trainer::checkpoint(int64_t epoch, int64_t batch) const {
+  TrainCheckpoint c;
+  c.config = config_;
+  c.names = data_.names;
+  c.scale = model_->scale;
+  c.model = model_->state_dict();
+  c.ema = ema_->state_dict();
+  c.ema_updates = ema_->updates();
+  c.optimizer_name = optimizer_name_;
+  c.optimizer = optimizer_->state_dict();
+  c.scheduler = scheduler_->state_dict();
+  for (const auto& [name, p] : model_->named_parameters())
+    if (p.grad().defined()) c.grads.emplace_back(name, p.grad());
+  c.epoch = epoch;
+  c.batch = batch;
+  c.last_opt_step = last_opt_step_;
+  c.best_fitness = best_fitness_;
+  c.best_epoch = best_epoch_;
+  c.loss_sum = loss_sum_;
+  c.nonfinite_streak = nonfinite_streak_;
+  const Generator::State s = default_generator().get_state();
+  c.rng_seed = s.seed;
+  c.rng_offset = s.offset;
+  return c;
+}
+
+TrainResult Trainer::run() {
+  SigintScope sigint;
+  TrainResult result;
+  result.save_dir = save_dir_;
+  result.last = last_;
+  int64_t start_epoch = 0, start_batch = 0;
+  if (ckpt_) {
+    start_epoch = ckpt_->epoch;
+    start_batch = ckpt_->batch;
+  }
+  // A resumed run drops the rows written after its checkpoint (epochs and batches are 1-based).
+  const std::string results_csv = (fs::path(save_dir_) / "results.csv").string();
+  const std::string batches_csv = (fs::path(save_dir_) / "batches.csv").string();
+  CsvLog::keep_rows(results_csv, [&](double e, double) { return e - 1 < static_cast<double>(start_epoch); });
+  CsvLog::keep_rows(batches_csv, [&](double e, double b) {
+    return e - 1 < static_cast<double>(start_epoch) ||
+           (e - 1 == static_cast<double>(start_epoch) && b - 1 < static_cast<double>(start_batch));
+  });
+  CsvLog results(results_csv, {"epoch", "train/box_loss", "train/cls_loss", "train/dfl_loss", "metrics/precision(B)",
+                               "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "val/box_loss",
+                               "val/cls_loss", "val/dfl_loss", "lr/pg0", "lr/pg1", "lr/pg2", "seconds"});
+  CsvLog batches(batches_csv, {"epoch", "batch", "iteration", "box_loss", "cls_loss", "dfl_loss", "instances",
+                               "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
+  const int64_t close_at = epochs_ - config_.integer("close_mosaic");
+  const int64_t patience = config_.integer("patience");
+  NmsOptions nms;
+  nms.conf_thres = config_.str("conf").empty() ? 0.001 : config_.number("conf");
+  nms.iou_thres = config_.number("iou");
+  nms.max_det = config_.integer("max_det");
+  nms.multi_label = true;
+
+  for (int64_t epoch = start_epoch; epoch < epochs_; ++epoch) {
+    const auto epoch_t0 = std::chrono::steady_clock::now();
+    if (epoch >= close_at && train_set_->mosaic()) {
+      spdlog::info("closing mosaic for the last {} epochs", epochs_ - epoch);
+      train_set_->close_mosaic();
+      train_loader_->reset();  // persistent workers hold the old dataset state
+    }
+    model_->train();
+    train_loader_->set_epoch(epoch);
+    const int64_t first = epoch == start_epoch ? start_batch : 0;
+    if (first == 0) loss_sum_ = {};
+    train_loader_->set_start_batch(first);
+    detail::Progress bar(fmt::format("epoch {}/{}", epoch + 1, epochs_), nb_, first);
+    int64_t i = first;
+    auto t_batch = std::chrono::steady_clock::now();
+    for (data::Batch& batch : *train_loader_) {
+      const int64_t ni = i + nb_ * epoch;
+      warmup(ni, epoch);
+      const Tensor img = vision::to_float_image(batch.at("img")).to(device_);
+      const Tensor targets = batch.at("targets").to(device_);
+      auto [loss, items] = (*loss_)(model_->forward_maps(img), targets);
+      const Tensor it = items.to(kCPU).to(kFloat64).contiguous();
+      const std::array<double, 3> li = {it.data_ptr<double>()[0], it.data_ptr<double>()[1], it.data_ptr<double>()[2]};
+      if (!std::isfinite(loss.item<double>())) {
+        ++nonfinite_streak_;
+        spdlog::warn("epoch {} batch {}: the loss is not finite (box {}, cls {}, dfl {}); skipping this batch", epoch + 1,
+                     i + 1, li[0], li[1], li[2]);
+        ADEPT_CHECK(nonfinite_streak_ < kMaxNonfiniteStreak, Error,
+                    "train: {} batches in a row had a non-finite loss; the run diverged (lower lr0, check the labels "
+                    "of {}); the last checkpoint is {}",
+                    nonfinite_streak_, data_.source, last_);
+      } else {
+        nonfinite_streak_ = 0;
+        loss.backward();
+        for (int k = 0; k < 3; ++k) loss_sum_[k] += li[k];
+      }
+      if (ni - last_opt_step_ >= accumulate_) {
+        optimizer_step();
+        last_opt_step_ = ni;
+      }
+      if (callbacks_.on_batch_end) callbacks_.on_batch_end(epoch, i, li);
+      const auto now = std::chrono::steady_clock::now();
+      const double ips = static_cast<double>(img.size(0)) / std::chrono::duration<double>(now - t_batch).count();
+      t_batch = now;
+      const std::vector<double> lr = lrs();
+      batches.append({static_cast<double>(epoch + 1), static_cast<double>(i + 1), static_cast<double>(ni), li[0], li[1],
+                      li[2], static_cast<double>(targets.size(0)), lr[0], lr[1], lr[2], ips});
+      ++i;
+      const double n = static_cast<double>(i);
+      bar.update(i, fmt::format("box {:.4f} cls {:.4f} dfl {:.4f} inst {} | {:.1f} img/s", loss_sum_[0] / n,
+                                loss_sum_[1] / n, loss_sum_[2] / n, targets.size(0), ips));
+      if (g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested())) {
+        bar.finish("interrupted");
+        save_checkpoint(checkpoint(epoch, i), last_);
+        spdlog::warn("training interrupted at epoch {} batch {}: saved {}; continue with `adept train resume={}`",
+                     epoch + 1, i, last_, last_);
+        result.interrupted = true;
+        result.epochs = epoch;
+        return result;
+      }
+    }
+    const double n = static_cast<double>(std::max<int64_t>(i, 1));
+    bar.finish(fmt::format("box {:.4f} cls {:.4f} dfl {:.4f}", loss_sum_[0] / n, loss_sum_[1] / n, loss_sum_[2] / n));
+    const std::vector<double> lr = lrs();
+
+    // Validation of the EMA weights.
+    const bool final_epoch = epoch + 1 == epochs_;
+    std::optional<ValidationResult> v;
+    if (config_.flag("val") || final_epoch) {
+      ema_->copy_to(*ema_model_);
+      detail::Progress vbar("  val", val_loader_->size());
+      v = validate(*ema_model_, *val_loader_, nms, loss_.get(), [&](int64_t d, int64_t) { vbar.update(d, ""); });
+      vbar.finish(fmt::format("P {:.3f} R {:.3f} mAP50 {:.3f} mAP50-95 {:.3f}", v->metrics.mp, v->metrics.mr,
+                              v->metrics.map50, v->metrics.map50_95));
+    }
+    const bool improved = v && v->metrics.fitness() > best_fitness_;
+    if (improved) {
+      best_fitness_ = v->metrics.fitness();
+      best_epoch_ = epoch;
+      result.best_val = v;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_t0).count();
+    const double nan = std::nan("");
+    results.append({static_cast<double>(epoch + 1), loss_sum_[0] / n, loss_sum_[1] / n, loss_sum_[2] / n,
+                    v ? v->metrics.mp : nan, v ? v->metrics.mr : nan, v ? v->metrics.map50 : nan,
+                    v ? v->metrics.map50_95 : nan, v ? v->loss[0] : nan, v ? v->loss[1] : nan, v ? v->loss[2] : nan,
+                    lr[0], lr[1], lr[2], seconds});
+    scheduler_->step();
+    const TrainCheckpoint c = checkpoint(epoch + 1, 0);
+    save_checkpoint(c, last_);
+    if (improved) save_checkpoint(c, best_);
+    const int64_t period = config_.integer("save_period");
+    if (period > 0 && (epoch + 1) % period == 0)
+      save_checkpoint(c, (fs::path(save_dir_) / "weights" / fmt::format("epoch{}.safetensors", epoch + 1)).string());
+    result.epochs = epoch + 1;
+    if (best_epoch_ >= 0 && epoch - best_epoch_ >= patience && !final_epoch) {
+      spdlog::info("early stop: no better fitness in the last {} epochs (best: epoch {})", patience, best_epoch_ + 1);
+      result.early_stopped = true;
+      break;
+    }
+    if (g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested())) {
+      spdlog::warn("training interrupted after epoch {}: saved {}", epoch + 1, last_);
+      result.interrupted = true;
+      return result;
+    }
+  }
+  if (best_epoch_ >= 0) result.best = best_;
+  if (result.best_val)
+    spdlog::info("best epoch {}: mAP50 {:.4f} mAP50-95 {:.4f} (COCO-style AP, pycocotools' 101-point interpolation); "
+                 "weights: {}\n{}",
+                 best_epoch_ + 1, result.best_val->metrics.map50, result.best_val->metrics.map50_95, best_,
+                 config_.flag("verbose") ? result.best_val->metrics.table(data_.names) : std::string());
+  return result;
+}
+
+}  // namespace
+
+TrainResult train(const Config& config, const TrainCallbacks& callbacks) {
+  Trainer trainer(config, callbacks);
+  return trainer.run();
+}
+
+}  // namespace adept::models::yolo
