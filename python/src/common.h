@@ -73,6 +73,7 @@ void init_vision(py::module_& m);   // detection datasets and collate (after ini
 void init_models(py::module_& m);   // model zoo: YOLO11 (after init_nn_module: Module base)
 void init_models_loss(py::module_& m);  // YOLO11 detection loss (after init_models: _models)
 void init_models_metrics(py::module_& m);  // NMS, box_iou, scale_boxes, DetectionMetrics (after init_models)
+void init_models_engine(py::module_& m);  // YOLO11 train/val/predict, LoadedModel (after init_models)
 
 /// Binds `f` both as the module function `adept.name(input, ...)` and the method `Tensor.name(...)`.
 template <class F, class... Extra>

@@ -29,4 +29,5 @@ PYBIND11_MODULE(_C, m) {
   init_models(m);
   init_models_loss(m);
   init_models_metrics(m);
+  init_models_engine(m);
 }

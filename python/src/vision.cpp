@@ -3,6 +3,7 @@
 #include "adept/vision/dataset_config.h"
 #include "adept/vision/detection_collate.h"
 #include "adept/vision/detection_dataset.h"
+#include "adept/vision/synthetic_shapes.h"
 #include "common.h"
 
 namespace adept::python {
@@ -146,6 +147,50 @@ void init_vision(py::module_& m) {
       "Collates DetectionDataset samples: img (B, 3, H, W) uint8, targets (N, 6) = (batch_idx, cls, cx, cy, w, h), "
       "ori_shape (B, 2), ratio_pad (B, 3), index (B,).");
   v.def("to_float_image", &vision::to_float_image, py::arg("images"), "uint8 images -> float32 / 255, on the batch's device (CPU: Vulkan has no uint8 yet).");
+
+  // The built-in synthetic shapes dataset (include/adept/vision/synthetic_shapes.h).
+  const vision::SyntheticShapesOptions shapes_defaults;
+  auto shapes_options = [](int64_t train_images, int64_t val_images, int imgsz, uint64_t seed) {
+    vision::SyntheticShapesOptions o;
+    o.train_images = train_images;
+    o.val_images = val_images;
+    o.imgsz = imgsz;
+    o.seed = seed;
+    return o;
+  };
+  v.def("synthetic_shapes_names", &vision::synthetic_shapes_names, "The class names of the built-in shapes dataset.");
+  v.def("default_synthetic_shapes_root", &vision::default_synthetic_shapes_root,
+        "Where the built-in shapes dataset lives ($ADEPT_DATASETS_DIR, $XDG_CACHE_HOME or ~/.cache).");
+  v.def(
+      "ensure_synthetic_shapes",
+      [shapes_options](const py::object& root, int64_t train_images, int64_t val_images, int imgsz, uint64_t seed) {
+        const std::string r = root.is_none() ? "" : path_arg(root);
+        const auto o = shapes_options(train_images, val_images, imgsz, seed);
+        py::gil_scoped_release nogil;
+        return vision::ensure_synthetic_shapes(r, o);
+      },
+      py::arg("root") = py::none(), py::arg("train_images") = shapes_defaults.train_images,
+      py::arg("val_images") = shapes_defaults.val_images, py::arg("imgsz") = shapes_defaults.imgsz,
+      py::arg("seed") = shapes_defaults.seed,
+      "Generates the built-in shapes dataset under root (default: default_synthetic_shapes_root()) unless it is "
+      "there and complete; returns the path of its data.yaml.");
+  v.def(
+      "synthetic_shapes_image",
+      [shapes_options](const std::string& split, int64_t index, int64_t train_images, int64_t val_images, int imgsz,
+                       uint64_t seed) {
+        const vision::LabeledImage li =
+            vision::synthetic_shapes_image(shapes_options(train_images, val_images, imgsz, seed), split, index);
+        py::dict d;
+        d["image"] = li.image;
+        d["boxes"] = li.boxes;
+        d["cls"] = li.cls;
+        return d;
+      },
+      py::arg("split"), py::arg("index"), py::arg("train_images") = shapes_defaults.train_images,
+      py::arg("val_images") = shapes_defaults.val_images, py::arg("imgsz") = shapes_defaults.imgsz,
+      py::arg("seed") = shapes_defaults.seed,
+      "One image of the built-in shapes dataset before JPEG encoding: image (H, W, 3) uint8 BGR, boxes (n, 4) "
+      "float32 x1, y1, x2, y2 pixels, cls (n,) float32.");
 }
 
 }  // namespace adept::python

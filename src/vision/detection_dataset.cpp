@@ -2,6 +2,7 @@
 #include "adept/vision/detection_dataset.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
@@ -68,8 +69,12 @@ DetectionDataset::DetectionDataset(const DatasetConfig& config, const std::strin
   }
   const std::string what = fmt::format("{} {}", std::filesystem::path(config_.source).filename().string(), split_);
   detail::SplitScan scan = detail::scan_split(config_.split(split_), config_.nc(), what);
+  ADEPT_CHECK(options_.fraction > 0 && options_.fraction <= 1, ValueError,
+              "DetectionDataset: fraction must be in (0, 1], got {}", options_.fraction);
   labels_ = std::move(scan.images);
   summary_ = std::move(scan.summary);
+  // Ultralytics' BaseDataset: the first round(n * fraction) images (Python's round: half to even).
+  labels_.resize(static_cast<size_t>(std::nearbyint(static_cast<double>(labels_.size()) * options_.fraction)));
   im_files_.reserve(labels_.size());
   for (const ImageLabels& l : labels_) im_files_.push_back(l.im_file);
 }

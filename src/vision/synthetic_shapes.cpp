@@ -45,7 +45,7 @@ constexpr const char* kFolder = "shapes-v1";
 constexpr std::array<const char*, 6> kNames = {"circle", "square", "triangle", "star", "hexagon", "cross"};
 constexpr int kMaxObjects = 7;           // shapes per image: 0 with kBackgroundOnly, else 1 .. kMaxObjects
 constexpr double kBackgroundOnly = 0.08;
-constexpr double kMinSize = 0.05, kMaxSize = 0.6;  // shape diameter / short image side, log-uniform
+constexpr double kMinSize = 0.08, kMaxSize = 0.6;  // shape diameter / short image side, log-uniform
 constexpr double kMinVisible = 0.6;      // of each shape's area: inside the image, and not occluded
 constexpr int kPlacementTries = 25;
 constexpr int kMinContrast2 = 100 * 100; // squared RGB distance of a fill to what lies under it

@@ -18,6 +18,7 @@ struct DetectionDatasetOptions {
   bool augment = false;  ///< true for training (mosaic, affine, HSV, flips), false for validation
   AugmentOptions hyp;    ///< augmentation hyper-parameters (used when augment)
   int stride = 32;       ///< the model's largest stride
+  double fraction = 1.0; ///< use only the first round(fraction * n) images of the split (0 < fraction <= 1)
 };
 
 /// One split of a detection dataset. Construction scans the split (see ScanSummary): corrupt

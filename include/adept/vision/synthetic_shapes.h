@@ -33,7 +33,7 @@ std::string default_synthetic_shapes_root();
 ///
 /// Every image: a background (solid, linear gradient, smooth blotches or grain), clutter that is
 /// not an object (lines, scribbles, arcs), 0 .. 7 shapes (about 8% of images have none) of random
-/// class, size (5% to 60% of the short side, log-uniform), rotation and colour (contrasting with
+/// class, size (8% to 60% of the short side, log-uniform), rotation and colour (contrasting with
 /// what lies under it), some with an outline, occluding each other only while every labelled shape
 /// keeps >= 60% of its area visible (and >= 60% inside the image); then pixel noise and, for some
 /// images, a light blur. Random draws come from SplitMix64 seeded by (seed, split, index), and

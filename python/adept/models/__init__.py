@@ -7,6 +7,8 @@ DetectionLoss = _C._models.DetectionLoss  # YOLO11 detection loss: loss, items =
 DetectionLoss.__module__ = "adept.models"
 # Detection post-processing and COCO-style metrics (C++: include/adept/models/yolo/{nms,metrics}.h).
 from .._C._models import non_max_suppression, box_iou, scale_boxes, DetectionMetrics  # noqa: E402,F401
+# Ultralytics-style YOLO (train / val / predict over the C++ engine) as an nn.Module.
+from .yolo import YOLO  # noqa: E402,F401
 
 
 def yolo11(scale="n", nc=80):

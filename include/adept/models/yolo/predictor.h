@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "adept/models/yolo/checkpoint.h"
 #include "adept/models/yolo/config.h"
 #include "adept/models/yolo/nms.h"
 #include "adept/models/yolo/yolo11.h"
@@ -101,7 +102,8 @@ struct PredictRun {
 /// `adept predict`: loads `model` (a checkpoint, with its class names and image size as defaults,
 /// or a scale name for a random model) on `device`, resolves `source` (empty: the first images of
 /// the built-in dataset's val split) and runs predict() with predict_options(config), saving into
-/// a new run folder <project>/<name or "predict">. Errors: as load_model, resolve_sources, predict.
-PredictRun predict(const Config& config);
+/// a new run folder <project>/<name or "predict">. With `model`, that model is used instead of
+/// loading `model=`. Errors: as load_model, resolve_sources, predict.
+PredictRun predict(const Config& config, const LoadedModel* model = nullptr);
 
 }  // namespace adept::models::yolo

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "adept/models/yolo/checkpoint.h"
 #include "adept/models/yolo/config.h"
 #include "adept/models/yolo/validator.h"
 
@@ -58,9 +59,12 @@ struct TrainResult {
 ///  * `resume` (true: the newest weights/last.safetensors under `project`; or a path) continues a
 ///    run from its checkpoint with its options (only `device` and `workers` may be changed):
 ///    the same losses as an uninterrupted run (same machine and thread count).
+/// With `model` (not resuming), that model is trained in place instead of loading `model=`: when
+/// its nc differs from the dataset's, a new model of its scale receives its weights where shapes
+/// match and model->model is replaced by it.
 /// Float32 throughout (`amp` is accepted and has no effect). Errors: ValueError for bad options
 /// or a finished run to resume; IOError for unreadable data or unwritable run folders; Error for
 /// a diverged run.
-TrainResult train(const Config& config, const TrainCallbacks& callbacks = {});
+TrainResult train(const Config& config, const TrainCallbacks& callbacks = {}, LoadedModel* model = nullptr);
 
 }  // namespace adept::models::yolo

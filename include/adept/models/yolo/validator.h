@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "adept/data/dataloader.h"
+#include "adept/models/yolo/checkpoint.h"
 #include "adept/models/yolo/config.h"
 #include "adept/models/yolo/loss.h"
 #include "adept/models/yolo/metrics.h"
@@ -38,6 +39,7 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
 /// of `data` (default: the checkpoint's dataset), letterboxes at `imgsz` without augmentation,
 /// validates with conf (default 0.001), iou, max_det (multi-label NMS) in batches of `batch`
 /// with `workers` processes on `device`, and prints the per-class table (verbose) through spdlog.
-ValidationResult val(const Config& config);
+/// With `model`, that model is validated instead of loading `model=`.
+ValidationResult val(const Config& config, const LoadedModel* model = nullptr);
 
 }  // namespace adept::models::yolo

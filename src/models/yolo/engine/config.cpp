@@ -43,6 +43,7 @@ std::vector<OptionSpec> make_specs() {
       {"cls", K::Float, "0.5", "class (BCE) loss gain"},
       {"dfl", K::Float, "1.5", "distribution focal loss gain"},
       {"class_weights", K::String, "", "comma-separated per-class weights of the class loss (nc values)"},
+      {"fraction", K::Float, "1.0", "train on this fraction of the train split (its first images)"},
       {"seed", K::Int, "0", "random seed (model initialisation, data order, augmentation)"},
       {"val", K::Bool, "true", "validate after every epoch"},
       {"save_period", K::Int, "-1", "also save a checkpoint every this many epochs (-1: off)"},

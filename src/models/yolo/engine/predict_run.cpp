@@ -27,12 +27,13 @@ std::string builtin_sample_images(const vision::DatasetConfig& data, size_t coun
 
 }  // namespace
 
-PredictRun predict(const Config& user_config) {
+PredictRun predict(const Config& user_config, const LoadedModel* model) {
   Config config = user_config;
-  LoadedModel loaded = load_model(config.str("model"));
+  LoadedModel loaded = model ? *model : load_model(config.str("model"));
   if (!loaded.checkpoint.empty()) config.set_default("imgsz", loaded.train_config.str("imgsz"));
-  else spdlog::warn("predict: model={} is a new, untrained model; pass a checkpoint (model=.../best.safetensors)",
-                    config.str("model"));
+  else if (!model)
+    spdlog::warn("predict: model={} is a new, untrained model; pass a checkpoint (model=.../best.safetensors)",
+                 config.str("model"));
   std::string source = config.str("source");
   if (source.empty()) {
     source = builtin_sample_images(detail::resolve_data("shapes"), 4);

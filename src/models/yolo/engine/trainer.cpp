@@ -126,7 +126,8 @@ void write_args(const Config& config, const std::string& path) {
 
 class Trainer {
  public:
-  Trainer(const Config& user_config, const TrainCallbacks& callbacks) : callbacks_(callbacks) {
+  Trainer(const Config& user_config, const TrainCallbacks& callbacks, LoadedModel* model)
+      : callbacks_(callbacks), given_(model) {
     const std::string resume = resume_path(user_config);
     if (!resume.empty()) {
       ckpt_ = load_checkpoint(resume);
@@ -159,6 +160,7 @@ class Trainer {
   }
 
   TrainCallbacks callbacks_;
+  LoadedModel* given_;  // the caller's model, trained in place (null: load config_ "model")
   Config config_;
   std::optional<TrainCheckpoint> ckpt_;
   std::string save_dir_, last_, best_;
@@ -194,7 +196,7 @@ void Trainer::setup() {
 
   // Model: seeded initialisation, or a checkpoint's weights where the shapes match.
   manual_seed(static_cast<uint64_t>(config_.integer("seed")));
-  LoadedModel loaded = load_model(config_.str("model"), nc);
+  LoadedModel loaded = given_ && !ckpt_ ? *given_ : load_model(config_.str("model"), nc);
   model_ = loaded.model;
   if (model_->nc != nc) {
     auto fresh = std::make_shared<Yolo11>(model_->scale, nc);
@@ -209,7 +211,9 @@ void Trainer::setup() {
     spdlog::info("model: transferred {}/{} tensors of {} ({} classes) to a {}-class model", n,
                  fresh->state_dict().size(), loaded.checkpoint, model_->nc, nc);
     model_ = fresh;
+    if (given_ && !ckpt_) given_->model = fresh;
   }
+  if (given_ && !ckpt_) given_->names = data_.names;
   model_->to(device_);
   ema_model_ = std::make_shared<Yolo11>(model_->scale, nc);
   ema_model_->to(device_);
@@ -221,6 +225,7 @@ void Trainer::setup() {
   train_opt.imgsz = static_cast<int>(imgsz);
   train_opt.augment = true;
   train_opt.hyp = augment_options(config_);
+  train_opt.fraction = config_.number("fraction");
   train_set_ = std::make_shared<vision::DetectionDataset>(data_, "train", train_opt);
   vision::DetectionDatasetOptions val_opt;
   val_opt.imgsz = static_cast<int>(imgsz);
@@ -488,8 +493,8 @@ TrainResult Trainer::run() {
 
 }  // namespace
 
-TrainResult train(const Config& config, const TrainCallbacks& callbacks) {
-  Trainer trainer(config, callbacks);
+TrainResult train(const Config& config, const TrainCallbacks& callbacks, LoadedModel* model) {
+  Trainer trainer(config, callbacks, model);
   return trainer.run();
 }
 

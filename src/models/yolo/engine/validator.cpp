@@ -82,10 +82,10 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
   return out;
 }
 
-ValidationResult val(const Config& user_config) {
+ValidationResult val(const Config& user_config, const LoadedModel* model) {
   Config config = user_config;
   config.set_default("conf", "0.001");
-  LoadedModel loaded = load_model(config.str("model"));
+  LoadedModel loaded = model ? *model : load_model(config.str("model"));
   // A checkpoint remembers its dataset and image size; options given now win.
   if (!loaded.checkpoint.empty()) {
     config.set_default("data", loaded.train_config.str("data"));
