@@ -1,0 +1,250 @@
+// YOLO11 training-step and inference benchmark (the Adept half of bench/yolo/yolo_vs_torch.py):
+// times one configuration per process and prints one JSON line, so ru_maxrss is that configuration's peak.
+//   adept_bench_yolo init  --out W.safetensors [--scale n] [--nc 80] [--seed 0]
+//   adept_bench_yolo train --inputs I.safetensors [--weights W] [--warmup 2] [--iters 3] [--threads 2] [--lr 0.01]
+//   adept_bench_yolo infer --inputs I.safetensors [--weights W] [--warmup 3] [--iters 20] [--threads 2]
+// I holds "images" (B, 3, H, W) float32 and, for train, "targets" (N, 6) float32 rows (image, class, cx, cy, w, h).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "adept/adept.h"
+#include "adept/models/yolo/loss.h"
+#include "adept/models/yolo/yolo11.h"
+
+// The OpenBLAS kernel set in use (libadept may have switched it from OpenBLAS's own choice).
+extern "C" char* openblas_get_corename(void);
+
+using namespace adept;
+using models::yolo::DetectionLoss;
+using models::yolo::Yolo11;
+using json = nlohmann::json;
+
+namespace {
+constexpr const char* kUsage =
+    "usage: adept_bench_yolo init --out W.safetensors [--scale n] [--nc 80] [--seed 0]\n"
+    "       adept_bench_yolo train|infer --inputs I.safetensors [--weights W.safetensors] [--scale n] [--nc 80]\n"
+    "                        [--warmup N] [--iters N] [--threads N] [--lr 0.01]\n";
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Current resident set (VmRSS) and peak (ru_maxrss), both in MiB.
+double current_rss_mib() {
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return -1;
+}
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;  // kilobytes on Linux
+}
+// User + system CPU time of the process (all threads): on a shared machine, steady where wall time is not.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Wall and CPU seconds of the named phases of a step, one entry per timed step.
+struct PhaseTimes {
+  std::map<std::string, std::vector<double>> wall, cpu;
+  Clock::time_point t0;
+  double c0 = 0;
+  void start() {
+    t0 = Clock::now();
+    c0 = cpu_seconds();
+  }
+  /// Records the time since start() (or the last stop) under `name` when `keep`, and restarts.
+  void stop(const std::string& name, bool keep) {
+    if (keep) {
+      wall[name].push_back(seconds_since(t0));
+      cpu[name].push_back(cpu_seconds() - c0);
+    }
+    start();
+  }
+  static json medians(const std::map<std::string, std::vector<double>>& m) {
+    json j;
+    for (const auto& [k, v] : m) j[k] = median(v);
+    return j;
+  }
+};
+
+std::vector<double> to_vector(const Tensor& t) {
+  Tensor c = t.detach().to(Dtype::Float64).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+struct Args {
+  std::string mode, inputs, weights, out, scale = "n";
+  int64_t nc = 80, warmup = -1, iters = -1, threads = 2;
+  uint64_t seed = 0;
+  double lr = 0.01;
+};
+
+Args parse(int argc, char** argv) {
+  ADEPT_CHECK(argc >= 2 && (argc % 2) == 0, ValueError, "expected a mode and --key value pairs");
+  Args a;
+  a.mode = argv[1];
+  ADEPT_CHECK(a.mode == "init" || a.mode == "train" || a.mode == "infer", ValueError, "unknown mode '{}'", a.mode);
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--inputs") a.inputs = v;
+    else if (k == "--weights") a.weights = v;
+    else if (k == "--out") a.out = v;
+    else if (k == "--scale") a.scale = v;
+    else if (k == "--nc") a.nc = std::stoll(v);
+    else if (k == "--warmup") a.warmup = std::stoll(v);
+    else if (k == "--iters") a.iters = std::stoll(v);
+    else if (k == "--threads") a.threads = std::stoll(v);
+    else if (k == "--seed") a.seed = std::stoull(v);
+    else if (k == "--lr") a.lr = std::stod(v);
+    else throw ValueError("unknown option " + k);
+  }
+  if (a.warmup < 0) a.warmup = a.mode == "train" ? 2 : 3;
+  if (a.iters < 0) a.iters = a.mode == "train" ? 3 : 20;
+  ADEPT_CHECK(a.iters >= 1, ValueError, "--iters must be >= 1");
+  ADEPT_CHECK(a.mode == "init" ? !a.out.empty() : !a.inputs.empty(), ValueError, "missing --out / --inputs");
+  return a;
+}
+
+std::map<std::string, Tensor> read_tensors(const std::string& path) {
+  std::map<std::string, Tensor> m;
+  for (auto& [k, v] : io::load_file(path).tensors) m[k] = v;
+  return m;
+}
+
+// Training step as a trainer runs it: zero_grad, train-mode forward, DetectionLoss, backward,
+// SGD with Nesterov momentum and weight decay. Times each phase of every step.
+json bench_train(Yolo11& model, const Tensor& images, const Tensor& targets, const Args& a, json r) {
+  std::vector<Tensor> params;
+  for (const Tensor& p : model.parameters()) {
+    if (p.requires_grad()) params.push_back(p);
+  }
+  optim::SGDOptions o;
+  o.lr = a.lr;
+  o.momentum = 0.937;
+  o.nesterov = true;
+  o.weight_decay = 5e-4;
+  optim::SGD opt(params, o);
+  DetectionLoss criterion(model);
+  model.train();
+  r["baseline_rss_mib"] = current_rss_mib();
+  r["baseline_peak_rss_mib"] = peak_rss_mib();
+
+  PhaseTimes phases;
+  std::vector<double> steps, cpu;
+  json losses = json::array();
+  for (int64_t it = 0; it < a.warmup + a.iters; ++it) {
+    const bool timed = it >= a.warmup;
+    const auto t0 = Clock::now();
+    const double c0 = cpu_seconds();
+    phases.start();
+    opt.zero_grad();
+    std::vector<Tensor> maps = model.forward_maps(images);
+    phases.stop("forward", timed);  // zero_grad included
+    auto [loss, items] = criterion(maps, targets);
+    phases.stop("loss", timed);
+    loss.backward();
+    phases.stop("backward", timed);
+    opt.step();
+    phases.stop("optimizer", timed);
+    losses.push_back(to_vector(items));
+    if (!timed) continue;
+    steps.push_back(seconds_since(t0));
+    cpu.push_back(cpu_seconds() - c0);
+  }
+  const double batch = static_cast<double>(images.size(0));
+  r["step_seconds"] = steps;
+  r["step_cpu_seconds"] = cpu;
+  r["images_per_second"] = batch / median(steps);
+  r["best_images_per_second"] = batch / *std::min_element(steps.begin(), steps.end());
+  r["phase_median_seconds"] = phases.medians(phases.wall);
+  r["phase_median_cpu_seconds"] = phases.medians(phases.cpu);
+  r["loss_items"] = losses;  // box, cls, dfl (with gains) of every step, warmup included
+  return r;
+}
+
+// Eval-mode forward under no-grad giving the decoded (B, 4 + nc, A) predictions.
+json bench_infer(Yolo11& model, const Tensor& images, const Args& a, json r) {
+  model.eval();
+  NoGradGuard no_grad;
+  r["baseline_rss_mib"] = current_rss_mib();
+  r["baseline_peak_rss_mib"] = peak_rss_mib();
+  std::vector<double> times, cpu;
+  Tensor out;
+  for (int64_t it = 0; it < a.warmup + a.iters; ++it) {
+    auto t0 = Clock::now();
+    const double c0 = cpu_seconds();
+    out = model.forward(images);
+    if (it < a.warmup) continue;
+    times.push_back(seconds_since(t0));
+    cpu.push_back(cpu_seconds() - c0);
+  }
+  r["output_shape"] = out.sizes();
+  r["output_checksum"] = out.to(Dtype::Float64).sum().item<double>();
+  r["run_seconds"] = times;
+  r["run_cpu_seconds"] = cpu;
+  r["median_ms"] = 1e3 * median(times);
+  r["best_ms"] = 1e3 * *std::min_element(times.begin(), times.end());
+  return r;
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cerr << kUsage;
+    return 2;
+  }
+  Args a = parse(argc, argv);
+  set_num_threads(static_cast<int>(a.threads));
+  manual_seed(a.seed);
+  Yolo11 model(a.scale, a.nc);
+  if (a.mode == "init") {
+    io::save_file(model.state_dict(), a.out, {{"scale", a.scale}, {"nc", std::to_string(a.nc)}});
+    return 0;
+  }
+  if (!a.weights.empty()) model.load_state_dict(io::load_file(a.weights).tensors);
+  std::map<std::string, Tensor> in = read_tensors(a.inputs);
+  ADEPT_CHECK(in.count("images"), ValueError, "{} has no 'images' tensor", a.inputs);
+  const Tensor& images = in["images"];
+  json r = {{"framework", "adept"}, {"mode", a.mode}, {"scale", a.scale}, {"nc", a.nc},
+            {"batch", images.size(0)}, {"imgsz", {images.size(2), images.size(3)}}, {"threads", get_num_threads()},
+            {"warmup", a.warmup}, {"iters", a.iters}, {"openblas_core", openblas_get_corename()}};
+  if (a.mode == "train") {
+    ADEPT_CHECK(in.count("targets"), ValueError, "{} has no 'targets' tensor", a.inputs);
+    r["targets"] = in["targets"].size(0);
+    r = bench_train(model, images, in["targets"], a, r);
+  } else {
+    r = bench_infer(model, images, a, r);
+  }
+  r["peak_rss_mib"] = peak_rss_mib();
+  std::cout << r.dump() << std::endl;
+  return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // bad options, missing files, a failing step
+    std::cerr << "adept_bench_yolo: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+}
