@@ -47,6 +47,10 @@ ADEPT_DECLARE_KERNEL(unary_kernel, void(UnaryOp op, const Tensor& out, const Ten
 ADEPT_DECLARE_KERNEL(binary_kernel, void(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b))
 /// out = cond ? a : b (cond bool; a, b, out one dtype).
 ADEPT_DECLARE_KERNEL(where_kernel, void(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b))
+/// SiLU's gradient in one pass: grad_in = grad_out * s * (1 + x * (1 - s)), s = sigmoid(x); the three
+/// tensors share shape and floating dtype. Optional (CPU only): silu's backward uses the same formula
+/// written with ops on devices without it, and when building a graph (create_graph).
+ADEPT_DECLARE_KERNEL(silu_backward_kernel, void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& x))
 /// Reduces `in` over the dims where `out` has size 1 and `in` does not (out has keepdim shape,
 /// same rank). Sum/Prod/Max/Min: out dtype = in dtype (ints accumulate in int64, floats in
 /// double); ArgMax/ArgMin: out int64 (first occurrence; NaN wins); All/Any: out bool.

@@ -486,6 +486,13 @@ ADEPT_UNARY(sigmoid, Sigmoid, "SigmoidBackward0", true,
 ADEPT_UNARY(relu, Relu, "ReluBackward0", false,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return where(gt(y, 0), g, zeros({}, TensorOptions(g.dtype()))); })
 ADEPT_UNARY(silu, Silu, "SiluBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) {
+  if (!is_grad_enabled() && silu_backward_kernel().has(x.device().type)) {
+    // One fused pass; the formula below stays for create_graph (differentiable again) and for
+    // devices without the kernel.
+    Tensor gx = empty_like_layout(x, x.dtype(), x.device());
+    silu_backward_kernel().get(x.device(), "silu backward")(gx, g.to(x.dtype()), x);
+    return gx;
+  }
   Tensor s = sigmoid(x);
   return g * s * (1 + x * (1 - s));
 })

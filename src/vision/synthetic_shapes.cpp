@@ -43,10 +43,10 @@ namespace {
 constexpr int kVersion = 1;
 constexpr const char* kFolder = "shapes-v1";
 constexpr std::array<const char*, 6> kNames = {"circle", "square", "triangle", "star", "hexagon", "cross"};
-constexpr int kMaxObjects = 7;           // shapes per image: 0 with kBackgroundOnly, else 1 .. kMaxObjects
+constexpr int kMaxObjects = 8;           // shapes per image: 0 with kBackgroundOnly, else 1 .. kMaxObjects
 constexpr double kBackgroundOnly = 0.08;
-constexpr double kMinSize = 0.08, kMaxSize = 0.6;  // shape diameter / short image side, log-uniform
-constexpr double kMinVisible = 0.6;      // of each shape's area: inside the image, and not occluded
+constexpr double kMinSize = 0.12, kMaxSize = 0.6;  // shape diameter / short image side, log-uniform
+constexpr double kMinVisible = 0.7;      // of each shape's area: inside the image, and not occluded
 constexpr int kPlacementTries = 25;
 constexpr int kMinContrast2 = 100 * 100; // squared RGB distance of a fill to what lies under it
 constexpr int kSuper = 4;                // supersampling of the coverage map, per axis
@@ -503,7 +503,10 @@ nlohmann::json options_json(const SyntheticShapesOptions& o) {
 
 void generate(const fs::path& dir, const SyntheticShapesOptions& o) {
   fs::create_directories(dir);
-  nlohmann::json manifest = {{"generator", "adept synthetic shapes"}, {"options", options_json(o)}, {"names", kNames}};
+  const nlohmann::json generator = {{"name", "adept synthetic shapes"}, {"version", kVersion},
+                                    {"objects_per_image", {0, kMaxObjects}}, {"background_only", kBackgroundOnly},
+                                    {"size_of_short_side", {kMinSize, kMaxSize}}, {"min_visible", kMinVisible}};
+  nlohmann::json manifest = {{"generator", generator}, {"options", options_json(o)}, {"names", kNames}};
   for (int split : {kTrain, kVal}) {
     const SplitStats s = write_split(dir, o, split);
     manifest["splits"][kSplits[split]] = {{"images", s.images}, {"label_files", s.label_files},

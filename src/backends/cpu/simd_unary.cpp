@@ -1,13 +1,21 @@
-// Highway float32 kernels for exp, sigmoid, silu and tanh on contiguous runs (see simd.h).
+// Highway float32 kernels for exp, sigmoid, silu (and its gradient) and tanh on contiguous runs (see
+// simd.h), compiled for every x86 target Highway supports and picked at run time for the CPU.
 // Highway's Exp is valid only for x <= 104 and maps NaN to 0, Tanh's NaN result is unspecified:
 // the wrappers below restore libm's results for overflow and NaN.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/simd_unary.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
+#include <array>
+#include <utility>
+
 #include "backends/cpu/simd.h"
 
+HWY_BEFORE_NAMESPACE();
 namespace adept::cpu::simd {
-namespace {
+namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::ScalableTag<float>;
@@ -22,14 +30,16 @@ inline V exp_v(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
+inline V sigmoid_v(D d, V x) {  // 1 / (1 + exp(-x)), as the scalar path
+  const V one = hn::Set(d, 1.0f);
+  return hn::Div(one, hn::Add(one, exp_v(d, hn::Neg(x))));
+}
+
 struct ExpOp {
   V operator()(D d, V x) const { return exp_v(d, x); }
 };
-struct SigmoidOp {  // 1 / (1 + exp(-x)), as the scalar path
-  V operator()(D d, V x) const {
-    const V one = hn::Set(d, 1.0f);
-    return hn::Div(one, hn::Add(one, exp_v(d, hn::Neg(x))));
-  }
+struct SigmoidOp {
+  V operator()(D d, V x) const { return sigmoid_v(d, x); }
 };
 struct SiluOp {  // x / (1 + exp(-x)), as the scalar path (NaN at -inf, like torch)
   V operator()(D d, V x) const { return hn::Div(x, hn::Add(hn::Set(d, 1.0f), exp_v(d, hn::Neg(x)))); }
@@ -37,32 +47,69 @@ struct SiluOp {  // x / (1 + exp(-x)), as the scalar path (NaN at -inf, like tor
 struct TanhOp {
   V operator()(D d, V x) const { return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x)); }
 };
+struct SiluGradOp {  // g * s * (1 + x * (1 - s)), s = sigmoid(x), as the scalar path
+  V operator()(D d, V g, V x) const {
+    const V one = hn::Set(d, 1.0f);
+    const V s = sigmoid_v(d, x);
+    return hn::Mul(hn::Mul(g, s), hn::Add(one, hn::Mul(x, hn::Sub(one, s))));
+  }
+};
 
-template <class Op>
-void run(float* out, const float* in, int64_t n) {
+// out[i] = op(in[0][i], ..., in[K-1][i]) for i < n (out may alias an input).
+template <class Op, size_t K, size_t... I>
+void run_k(float* out, int64_t n, const std::array<const float*, K>& in, std::index_sequence<I...>) {
   const D d;
   const Op op;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(op(d, hn::LoadU(d, in + i)), d, out + i);
-  if (i < n) {  // tail through a padded buffer: one code path for every element
-    alignas(64) float buf[HWY_MAX_BYTES / sizeof(float)] = {};
-    for (int64_t j = i; j < n; ++j) buf[j - i] = in[j];
-    hn::Store(op(d, hn::Load(d, buf)), d, buf);
-    for (int64_t j = i; j < n; ++j) out[j] = buf[j - i];
+  for (; i + N <= n; i += N) hn::StoreU(op(d, hn::LoadU(d, in[I] + i)...), d, out + i);
+  if (i < n) {  // tail through zero-padded buffers: one code path for every element
+    alignas(64) float buf[K][HWY_MAX_BYTES / sizeof(float)] = {};
+    for (size_t k = 0; k < K; ++k) {
+      for (int64_t j = i; j < n; ++j) buf[k][j - i] = in[k][j];
+    }
+    hn::Store(op(d, hn::Load(d, buf[I])...), d, buf[0]);
+    for (int64_t j = i; j < n; ++j) out[j] = buf[0][j - i];
   }
 }
 
-}  // namespace
+template <class Op, class... In>
+void run(float* out, int64_t n, const In*... in) {
+  run_k<Op>(out, n, std::array<const float*, sizeof...(In)>{in...}, std::index_sequence_for<In...>{});
+}
+
+void ExpRun(float* out, const float* in, int64_t n) { run<ExpOp>(out, n, in); }
+void SigmoidRun(float* out, const float* in, int64_t n) { run<SigmoidOp>(out, n, in); }
+void SiluRun(float* out, const float* in, int64_t n) { run<SiluOp>(out, n, in); }
+void TanhRun(float* out, const float* in, int64_t n) { run<TanhOp>(out, n, in); }
+void SiluGradRun(float* out, const float* g, const float* x, int64_t n) { run<SiluGradOp>(out, n, g, x); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace adept::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace adept::cpu::simd {
+
+HWY_EXPORT(ExpRun);
+HWY_EXPORT(SigmoidRun);
+HWY_EXPORT(SiluRun);
+HWY_EXPORT(TanhRun);
+HWY_EXPORT(SiluGradRun);
 
 UnaryRunF32 unary_run_f32(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Exp: return &run<ExpOp>;
-    case UnaryOp::Sigmoid: return &run<SigmoidOp>;
-    case UnaryOp::Silu: return &run<SiluOp>;
-    case UnaryOp::Tanh: return &run<TanhOp>;
+    case UnaryOp::Exp: return HWY_DYNAMIC_DISPATCH(ExpRun);
+    case UnaryOp::Sigmoid: return HWY_DYNAMIC_DISPATCH(SigmoidRun);
+    case UnaryOp::Silu: return HWY_DYNAMIC_DISPATCH(SiluRun);
+    case UnaryOp::Tanh: return HWY_DYNAMIC_DISPATCH(TanhRun);
     default: return nullptr;
   }
 }
 
+void silu_backward_f32(float* out, const float* g, const float* x, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SiluGradRun)(out, g, x, n);
+}
+
 }  // namespace adept::cpu::simd
+#endif  // HWY_ONCE

@@ -44,7 +44,7 @@ struct TrainResult {
 ///    L2 for SGD, decoupled for AdamW), BatchNorm weights (no decay);
 ///  * accumulate = max(round(nbs / batch), 1) batches per optimizer step; gradients clipped to a
 ///    total L2 norm of 10; LambdaLR with the linear (or cos_lr) factor from 1 to lrf per epoch;
-///    warmup over max(round(warmup_epochs * batches per epoch), 100) iterations (none when
+///    warmup over max(round(warmup_epochs * batches per epoch), warmup_min_iters = 100) iterations (none when
 ///    warmup_epochs is 0) ramping the bias lr from warmup_bias_lr, other lrs from 0, SGD momentum
 ///    from warmup_momentum and the accumulation from 1;
 ///  * EMA of the weights (decay 0.9999, tau 2000) updated after every optimizer step, used for

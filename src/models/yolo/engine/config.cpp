@@ -34,6 +34,7 @@ std::vector<OptionSpec> make_specs() {
       {"momentum", K::Float, "0.937", "SGD momentum / Adam beta1"},
       {"weight_decay", K::Float, "0.0005", "weight decay of the conv and linear weights"},
       {"warmup_epochs", K::Float, "3.0", "warmup length in epochs (at least 100 iterations)"},
+      {"warmup_min_iters", K::Int, "100", "the warmup lasts at least this many iterations (Ultralytics: 100)"},
       {"warmup_momentum", K::Float, "0.8", "momentum at the start of the warmup"},
       {"warmup_bias_lr", K::Float, "0.1", "bias learning rate at the start of the warmup"},
       {"cos_lr", K::Bool, "false", "cosine learning-rate schedule instead of linear"},

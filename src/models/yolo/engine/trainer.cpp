@@ -34,7 +34,6 @@ using detail::CsvLog;
 
 constexpr int64_t kMaxNonfiniteStreak = 10;
 constexpr double kMaxGradNorm = 10.0;
-constexpr int64_t kMinWarmupIterations = 100;
 
 // ---- Ctrl-C: the first SIGINT asks the loop to stop at the next batch boundary; the handler then
 // restores the previous disposition, so a second Ctrl-C acts as it would without the trainer.
@@ -261,7 +260,7 @@ void Trainer::setup() {
   if (loss_->class_weights.defined()) loss_->class_weights = loss_->class_weights.to(device_);
   const double warmup_epochs = config_.number("warmup_epochs");
   nw_ = warmup_epochs > 0
-            ? std::max(detail::round_half_even(warmup_epochs * static_cast<double>(nb_)), kMinWarmupIterations)
+            ? std::max(detail::round_half_even(warmup_epochs * static_cast<double>(nb_)), config_.integer("warmup_min_iters"))
             : -1;
 
   if (ckpt_) {
