@@ -66,6 +66,8 @@ void register_yolo_commands(CLI::App& app) {
                         const models::yolo::TrainResult r = models::yolo::train(c);
                         fmt::print("results: {}\nweights: {}{}\n", r.save_dir, r.last,
                                    r.best.empty() ? "" : fmt::format(" (best: {})", r.best));
+                        // Interrupted (Ctrl-C): exit 130 as a shell does for SIGINT, so `train && predict` stops.
+                        if (r.interrupted) throw CLI::RuntimeError(130);
                       });
   add_yolo_subcommand(app, "val", "Validate a YOLO11 checkpoint (COCO-style mAP50 and mAP50-95, per-class table).",
                       [](const Config& c) {

@@ -86,12 +86,11 @@ ValidationResult val(const Config& user_config, const LoadedModel* model) {
   Config config = user_config;
   config.set_default("conf", "0.001");
   LoadedModel loaded = model ? *model : load_model(config.str("model"));
-  // A checkpoint remembers its dataset and image size; options given now win.
-  if (!loaded.checkpoint.empty()) {
-    config.set_default("data", loaded.train_config.str("data"));
-    config.set_default("imgsz", loaded.train_config.str("imgsz"));
-  }
+  // A checkpoint remembers its dataset and image size (over the built-in data's defaults); options
+  // given now win.
+  if (!loaded.checkpoint.empty()) config.set_default("data", loaded.train_config.str("data"));
   if (detail::is_builtin_data(config.str("data"))) detail::apply_builtin_defaults(config);
+  if (!loaded.checkpoint.empty()) config.set_default("imgsz", loaded.train_config.str("imgsz"));
   const vision::DatasetConfig data = detail::resolve_data(config.str("data"));
   ADEPT_CHECK(static_cast<int64_t>(data.names.size()) == loaded.model->nc, ValueError,
               "val: the model has {} classes but the dataset {} has {}", loaded.model->nc, data.source,
