@@ -28,7 +28,7 @@ TEST(YoloCoco128, TrainResumeValPredict) {
   auto config = [&](const std::string& name) {
     Config c;
     c.update({{"data", (dir / "coco128").string()}, {"imgsz", "64"}, {"batch", "16"}, {"epochs", "3"},
-              {"workers", "2"}, {"warmup_epochs", "0"}, {"close_mosaic", "1"}, {"optimizer", "AdamW"},
+              {"workers", "2"}, {"nbs", "16"}, {"warmup_epochs", "0"}, {"close_mosaic", "1"}, {"optimizer", "AdamW"},
               {"lr0", "0.002"}, {"val", "false"}, {"project", (dir / "runs").string()}, {"name", name}, {"verbose", "false"}});
     return c;
   };
@@ -37,7 +37,7 @@ TEST(YoloCoco128, TrainResumeValPredict) {
   TrainCallbacks record;
   record.on_batch_end = [&](int64_t, int64_t, const Items& l) { full.push_back(l); };
   const TrainResult a = train(config("full"), record);
-  ASSERT_EQ(full.size(), 24u);  // 3 epochs x 8 batches of 16
+  ASSERT_EQ(full.size(), 24u);  // 3 epochs x 8 batches of 16, an optimizer step after each (nbs 16)
   auto total = [](const std::vector<Items>& v, size_t from, size_t to) {
     double s = 0;
     for (size_t i = from; i < to; ++i) s += v[i][0] + v[i][1] + v[i][2];
