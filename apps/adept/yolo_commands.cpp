@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "adept/errors.h"
+
 #include "adept/models/yolo/checkpoint.h"
 #include "adept/models/yolo/config.h"
 #include "adept/models/yolo/predictor.h"
@@ -21,18 +23,34 @@ namespace {
 using models::yolo::Config;
 using models::yolo::OptionSpec;
 
-// The values given on the command line, by key (bool options in `flags`).
+// The values given on the command line, by key. A bool option takes an optional value, so
+// `--exist_ok`, `--exist_ok true`, `exist_ok=True` and Ultralytics' bare `exist_ok` all set it.
+// A repeated option keeps its last value. Arguments CLI11 does not know (a mistyped key, a bare
+// word) reach Config::set, whose error names the closest option.
 struct GivenOptions {
   std::map<std::string, std::string> text;
-  std::map<std::string, bool> flags;
   std::map<std::string, CLI::Option*> options;
 
-  Config config() const {
+  Config config(const std::vector<std::string>& extras) const {
     Config c;
     for (const auto& [key, opt] : options) {
       if (opt->count() == 0) continue;
-      auto f = flags.find(key);
-      c.set(key, f != flags.end() ? (f->second ? "true" : "false") : text.at(key));
+      const std::string& v = text.at(key);
+      c.set(key, v.empty() && c.spec(key).kind == OptionSpec::Kind::Bool ? "true" : v);
+    }
+    for (const std::string& arg : extras) {
+      std::string a = arg;
+      a.erase(0, a.find_first_not_of('-'));
+      const size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        c.set(a.substr(0, eq), a.substr(eq + 1));
+        continue;
+      }
+      ADEPT_CHECK(!a.empty() && a.find_first_of("/.\\ ") == std::string::npos, ValueError,
+                  "unexpected argument '{}': options are key=value or --key value", arg);
+      ADEPT_CHECK(c.spec(a).kind == OptionSpec::Kind::Bool, ValueError,
+                  "YOLO option '{}' needs a value: {}=<value> or --{} <value>", a, a, a);
+      c.set(a, "true");
     }
     return c;
   }
@@ -42,17 +60,15 @@ CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, const std:
                               std::function<void(const Config&)> run) {
   auto given = std::make_shared<GivenOptions>();
   CLI::App* cmd = app.add_subcommand(name, description);
+  cmd->allow_extras();
   for (const OptionSpec& s : models::yolo::option_specs()) {
     const std::string flag = "--" + s.key;
     const std::string help = s.default_value.empty() ? s.help : fmt::format("{} (default: {})", s.help, s.default_value);
-    if (s.kind == OptionSpec::Kind::Bool) {
-      given->flags[s.key] = false;
-      given->options[s.key] = cmd->add_flag(flag, given->flags[s.key], help);
-    } else {
-      given->options[s.key] = cmd->add_option(flag, given->text[s.key], help);
-    }
+    CLI::Option* opt = given->options[s.key] = cmd->add_option(flag, given->text[s.key], help);
+    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    if (s.kind == OptionSpec::Kind::Bool) opt->expected(0, 1);
   }
-  cmd->callback([given, run] { run(given->config()); });
+  cmd->callback([given, run, cmd] { run(given->config(cmd->remaining())); });
   return cmd;
 }
 

@@ -55,7 +55,7 @@ DEFAULTS = dict(
     optimizer="auto", lr0=0.01, lrf=0.01, momentum=0.937, weight_decay=0.0005, cos_lr=False,
     warmup_epochs=3.0, warmup_min=100, warmup_momentum=0.8, warmup_bias_lr=0.1,
     close_mosaic=10, mosaic=1.0, scale=0.5, translate=0.1, degrees=0.0, fliplr=0.5, flipud=0.0,
-    hsv_h=0.015, hsv_s=0.7, hsv_v=0.4, ema_tau=2000.0, val_every=0,
+    hsv_h=0.015, hsv_s=0.7, hsv_v=0.4, box=7.5, cls=0.5, dfl=1.5, ema_tau=2000.0, val_every=0,
 )
 AUG_KEYS = ("mosaic", "scale", "translate", "degrees", "fliplr", "flipud", "hsv_h", "hsv_s", "hsv_v")
 
@@ -146,8 +146,8 @@ def load_average():
     return round(os.getloadavg()[0], 2)
 
 
-def train(cfg, data_root):
-    """One training run; returns its record."""
+def train(cfg, data_root, save=None):
+    """One training run; returns its record (and saves the EMA weights to `save` when given)."""
     torch.manual_seed(cfg["seed"])
     data_imgsz = cfg["data_imgsz"] or cfg["imgsz"]
     t0 = time.time()
@@ -196,7 +196,7 @@ def train(cfg, data_root):
                     if "momentum" in g:
                         g["momentum"] = float(np.interp(ni, xi, [cfg["warmup_momentum"], cfg["momentum"]]))
             img, targets = to_torch(batch)
-            loss, items = detection_loss(model(img), targets, nc)
+            loss, items = detection_loss(model(img), targets, nc, gains=(cfg["box"], cfg["cls"], cfg["dfl"]))
             loss.backward()
             losses.append(items.numpy())
             if ni - last_opt_step >= accumulate:
@@ -216,11 +216,14 @@ def train(cfg, data_root):
             entry.update(map50=round(r["map50"], 4), map50_95=round(r["map50_95"], 4), val_s=round(time.time() - v0, 1))
         history.append(entry)
         print(json.dumps(entry), flush=True)
+    if save:
+        torch.save(ema.ema.state_dict(), save)
     v0 = time.time()
     final = evaluate(ema.ema, val_loader, nc)
     last_val_s = time.time() - v0
     wall = time.time() - wall0
-    rec = dict(settings=cfg, optimizer=opt_info, nb=nb, warmup_iterations=nw, updates=ema.updates,
+    generator = json.loads((Path(yaml).parent / "shapes.json").read_text()).get("generator")
+    rec = dict(settings=cfg, generator=generator, optimizer=opt_info, nb=nb, warmup_iterations=nw, updates=ema.updates,
                map50=round(final["map50"], 4), map50_95=round(final["map50_95"], 4), mp=round(final["mp"], 4),
                mr=round(final["mr"], 4), ap50_per_class=dict(zip(names, [round(a, 3) for a in final["ap50_per_class"]])),
                train_s=round(train_s, 1), val_s=round(last_val_s, 1), wall_s=round(wall, 1),
@@ -294,7 +297,7 @@ def cmd_run(args):
         if getattr(args, k) is not None:
             cfg[k] = getattr(args, k)
     torch.set_num_threads(args.threads)
-    rec = train(cfg, args.data_root)
+    rec = train(cfg, args.data_root, args.save)
     rec["tag"] = args.tag
     rec["threads"] = args.threads
     print(json.dumps({k: rec[k] for k in ("tag", "map50", "map50_95", "train_s", "val_s", "wall_s", "cpu_s",
@@ -343,6 +346,7 @@ def main():
     r.add_argument("--data-root", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "adept_shapes_tuning"))
     r.add_argument("--log", help="append the run's record (JSON line) to this file")
     r.add_argument("--tag", default="")
+    r.add_argument("--save", help="save the EMA model's state dict (torch.save) to this file")
     s = sub.add_parser("summary", help="runs of a log -> the results JSON")
     s.add_argument("--log", required=True)
     s.add_argument("--out", required=True)

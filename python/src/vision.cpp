@@ -148,49 +148,58 @@ void init_vision(py::module_& m) {
       "ori_shape (B, 2), ratio_pad (B, 3), index (B,).");
   v.def("to_float_image", &vision::to_float_image, py::arg("images"), "uint8 images -> float32 / 255, on the batch's device (CPU: Vulkan has no uint8 yet).");
 
-  // The built-in synthetic shapes dataset (include/adept/vision/synthetic_shapes.h).
-  const vision::SyntheticShapesOptions shapes_defaults;
-  auto shapes_options = [](int64_t train_images, int64_t val_images, int imgsz, uint64_t seed) {
+  // The built-in synthetic shapes dataset (include/adept/vision/synthetic_shapes.h). Its options are
+  // keyword arguments with the C++ defaults.
+  const vision::SyntheticShapesOptions d;
+  auto shapes_options = [](const py::kwargs& kw) {
     vision::SyntheticShapesOptions o;
-    o.train_images = train_images;
-    o.val_images = val_images;
-    o.imgsz = imgsz;
-    o.seed = seed;
+    for (const auto& [key, value] : kw) {
+      const auto k = key.cast<std::string>();
+      if (k == "train_images") o.train_images = value.cast<int64_t>();
+      else if (k == "val_images") o.val_images = value.cast<int64_t>();
+      else if (k == "imgsz") o.imgsz = value.cast<int>();
+      else if (k == "seed") o.seed = value.cast<uint64_t>();
+      else if (k == "max_objects") o.max_objects = value.cast<int>();
+      else if (k == "min_size") o.min_size = value.cast<double>();
+      else if (k == "max_size") o.max_size = value.cast<double>();
+      else if (k == "clutter") o.clutter = value.cast<double>();
+      else
+        throw ValueError(fmt::format("synthetic shapes: unknown option '{}' (expected train_images, val_images, imgsz, "
+                                     "seed, max_objects, min_size, max_size, clutter)", k));
+    }
     return o;
   };
+  const std::string options_doc = fmt::format(
+      "Options (keywords): train_images={}, val_images={}, imgsz={}, seed={}, max_objects={}, min_size={}, "
+      "max_size={}, clutter={} (include/adept/vision/synthetic_shapes.h).",
+      d.train_images, d.val_images, d.imgsz, d.seed, d.max_objects, d.min_size, d.max_size, d.clutter);
   v.def("synthetic_shapes_names", &vision::synthetic_shapes_names, "The class names of the built-in shapes dataset.");
   v.def("default_synthetic_shapes_root", &vision::default_synthetic_shapes_root,
         "Where the built-in shapes dataset lives ($ADEPT_DATASETS_DIR, $XDG_CACHE_HOME or ~/.cache).");
   v.def(
       "ensure_synthetic_shapes",
-      [shapes_options](const py::object& root, int64_t train_images, int64_t val_images, int imgsz, uint64_t seed) {
+      [shapes_options](const py::object& root, const py::kwargs& kw) {
         const std::string r = root.is_none() ? "" : path_arg(root);
-        const auto o = shapes_options(train_images, val_images, imgsz, seed);
+        const auto o = shapes_options(kw);
         py::gil_scoped_release nogil;
         return vision::ensure_synthetic_shapes(r, o);
       },
-      py::arg("root") = py::none(), py::arg("train_images") = shapes_defaults.train_images,
-      py::arg("val_images") = shapes_defaults.val_images, py::arg("imgsz") = shapes_defaults.imgsz,
-      py::arg("seed") = shapes_defaults.seed,
-      "Generates the built-in shapes dataset under root (default: default_synthetic_shapes_root()) unless it is "
-      "there and complete; returns the path of its data.yaml.");
+      py::arg("root") = py::none(),
+      ("Generates the built-in shapes dataset under root (default: default_synthetic_shapes_root()) unless it is "
+       "there and complete; returns the path of its data.yaml. " + options_doc).c_str());
   v.def(
       "synthetic_shapes_image",
-      [shapes_options](const std::string& split, int64_t index, int64_t train_images, int64_t val_images, int imgsz,
-                       uint64_t seed) {
-        const vision::LabeledImage li =
-            vision::synthetic_shapes_image(shapes_options(train_images, val_images, imgsz, seed), split, index);
-        py::dict d;
-        d["image"] = li.image;
-        d["boxes"] = li.boxes;
-        d["cls"] = li.cls;
-        return d;
+      [shapes_options](const std::string& split, int64_t index, const py::kwargs& kw) {
+        const vision::LabeledImage li = vision::synthetic_shapes_image(shapes_options(kw), split, index);
+        py::dict out;
+        out["image"] = li.image;
+        out["boxes"] = li.boxes;
+        out["cls"] = li.cls;
+        return out;
       },
-      py::arg("split"), py::arg("index"), py::arg("train_images") = shapes_defaults.train_images,
-      py::arg("val_images") = shapes_defaults.val_images, py::arg("imgsz") = shapes_defaults.imgsz,
-      py::arg("seed") = shapes_defaults.seed,
-      "One image of the built-in shapes dataset before JPEG encoding: image (H, W, 3) uint8 BGR, boxes (n, 4) "
-      "float32 x1, y1, x2, y2 pixels, cls (n,) float32.");
+      py::arg("split"), py::arg("index"),
+      ("One image of the built-in shapes dataset before JPEG encoding: image (H, W, 3) uint8 BGR, boxes (n, 4) "
+       "float32 x1, y1, x2, y2 pixels, cls (n,) float32. " + options_doc).c_str());
 }
 
 }  // namespace adept::python

@@ -190,7 +190,11 @@ void WorkerPool::worker_main(Worker& self) {
   // In the child: only this thread exists. Never return into the caller's stack, never run the
   // parent's atexit handlers or static destructors: leave with _exit.
   g_in_worker = true;
-  signal(SIGINT, SIG_IGN);  // Ctrl-C is the main process's to handle; it then stops us
+  // Ctrl-C and SIGTERM sent to the whole process group are the main process's to handle: it stops
+  // us and unlinks the shared-memory segments in flight. Without it (killed), our socket closes
+  // and we exit on our own.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
   signal(SIGPIPE, SIG_IGN);
   for (auto& w : workers_)
     if (w.get() != &self) close(w->fd);

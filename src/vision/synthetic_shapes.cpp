@@ -40,13 +40,14 @@ namespace fs = std::filesystem;
 namespace {
 
 // ---- What the images hold (bump kVersion, and the folder name, when any of this changes) ------
-constexpr int kVersion = 1;
-constexpr const char* kFolder = "shapes-v1";
+constexpr int kVersion = 2;
+constexpr const char* kFolder = "shapes-v2";
 constexpr std::array<const char*, 6> kNames = {"circle", "square", "triangle", "star", "hexagon", "cross"};
-constexpr int kMaxObjects = 8;           // shapes per image: 0 with kBackgroundOnly, else 1 .. kMaxObjects
-constexpr double kBackgroundOnly = 0.08;
-constexpr double kMinSize = 0.12, kMaxSize = 0.6;  // shape diameter / short image side, log-uniform
+constexpr double kBackgroundOnly = 0.08;  // images with no shapes; the others have 1 .. max_objects
 constexpr double kMinVisible = 0.7;      // of each shape's area: inside the image, and not occluded
+constexpr int kMaxClutter = 6;           // an image with clutter has 1 .. kMaxClutter lines, scribbles, arcs
+constexpr int kMaxNoise = 8;             // pixel noise amplitude drawn from [0, kMaxNoise]
+constexpr double kBlurChance = 0.15;
 constexpr int kPlacementTries = 25;
 constexpr int kMinContrast2 = 100 * 100; // squared RGB distance of a fill to what lies under it
 constexpr int kSuper = 4;                // supersampling of the coverage map, per axis
@@ -147,9 +148,9 @@ cv::Point fixed_point(double x, double y) {  // OpenCV pixel-centre coordinates 
 
 // Lines, scribbles and arcs that are not objects (an arc spans at most 240 degrees and is thin, so
 // it never looks like a filled circle).
-void draw_clutter(cv::Mat3b& img, SplitMix64& rng) {
-  if (rng.chance(0.35)) return;
-  const int H = img.rows, W = img.cols, n = rng.range(1, 6);
+void draw_clutter(cv::Mat3b& img, double clutter, SplitMix64& rng) {
+  if (!rng.chance(clutter)) return;
+  const int H = img.rows, W = img.cols, n = rng.range(1, kMaxClutter);
   auto point = [&](double margin) {
     return fixed_point(rng.uniform(-margin * W, (1 + margin) * W), rng.uniform(-margin * H, (1 + margin) * H));
   };
@@ -234,10 +235,10 @@ class Canvas {
   cv::Mat3b& background() { return bg_; }
 
   /// Tries to add a shape; false when it breaks the visibility or contrast rules.
-  bool try_place(int cls, SplitMix64& rng) {
+  bool try_place(int cls, double min_size, double max_size, SplitMix64& rng) {
     const int H = bg_.rows, W = bg_.cols;
     const double short_side = std::min(H, W);
-    const double r = std::max(0.5 * short_side * std::exp(rng.uniform(std::log(kMinSize), std::log(kMaxSize))), 2.0);
+    const double r = std::max(0.5 * short_side * std::exp(rng.uniform(std::log(min_size), std::log(max_size))), 2.0);
     const double cx = rng.uniform(-0.3 * r, W + 0.3 * r), cy = rng.uniform(-0.3 * r, H + 0.3 * r);
     const double angle = rng.uniform(0, 2 * kPi), ca = std::cos(angle), sa = std::sin(angle);
     const bool outline = rng.chance(0.25);
@@ -379,11 +380,11 @@ class Canvas {
 
 // Sensor-like noise on every channel, then for some images a light 3x3 binomial blur.
 void finish(cv::Mat3b& img, SplitMix64& rng) {
-  if (const int amp = rng.range(0, 8); amp > 0)
+  if (const int amp = rng.range(0, kMaxNoise); amp > 0)
     for (int y = 0; y < img.rows; ++y)
       for (int x = 0; x < img.cols; ++x)
         for (int c = 0; c < 3; ++c) img(y, x)[c] = clamp8(img(y, x)[c] + rng.range(-amp, amp));
-  if (!rng.chance(0.15)) return;
+  if (!rng.chance(kBlurChance)) return;
   const cv::Mat3b src = img.clone();
   const int H = img.rows, W = img.cols, w[3] = {1, 2, 1};
   for (int y = 0; y < H; ++y)
@@ -414,11 +415,11 @@ Rendered render(const SyntheticShapesOptions& o, int split, int64_t index, bool 
   }
   Canvas canvas(H, W);
   draw_background(canvas.background(), scene);
-  draw_clutter(canvas.background(), scene);
-  const int n = !with_shapes || objects.chance(kBackgroundOnly) ? 0 : objects.range(1, kMaxObjects);
+  draw_clutter(canvas.background(), o.clutter, scene);
+  const int n = !with_shapes || objects.chance(kBackgroundOnly) ? 0 : objects.range(1, o.max_objects);
   for (int k = 0; k < n; ++k) {
     const int cls = objects.range(0, static_cast<int>(kNames.size()) - 1);
-    for (int t = 0; t < kPlacementTries && !canvas.try_place(cls, objects); ++t) {
+    for (int t = 0; t < kPlacementTries && !canvas.try_place(cls, o.min_size, o.max_size, objects); ++t) {
     }
   }
   Rendered out{canvas.composite(), canvas.boxes()};
@@ -431,6 +432,13 @@ void check_options(const SyntheticShapesOptions& o, const char* fn) {
               ValueError, "{}: train_images and val_images must lie in [1, 1e7], got {} and {}", fn, o.train_images,
               o.val_images);
   ADEPT_CHECK(o.imgsz >= 32 && o.imgsz <= 4096, ValueError, "{}: imgsz must lie in [32, 4096], got {}", fn, o.imgsz);
+  ADEPT_CHECK(o.max_objects >= 1 && o.max_objects <= 100, ValueError, "{}: max_objects must lie in [1, 100], got {}", fn,
+              o.max_objects);
+  ADEPT_CHECK(o.min_size >= 0.01 && o.min_size <= o.max_size && o.max_size <= 1.0, ValueError,
+              "{}: expected 0.01 <= min_size <= max_size <= 1, got min_size {} and max_size {}", fn, o.min_size,
+              o.max_size);
+  ADEPT_CHECK(o.clutter >= 0 && o.clutter <= 1, ValueError, "{}: clutter is a probability in [0, 1], got {}", fn,
+              o.clutter);
 }
 
 int split_id(const std::string& split, const char* fn) {
@@ -497,15 +505,15 @@ SplitStats write_split(const fs::path& dir, const SyntheticShapesOptions& o, int
 }
 
 nlohmann::json options_json(const SyntheticShapesOptions& o) {
-  return {{"version", kVersion}, {"seed", o.seed}, {"imgsz", o.imgsz}, {"train_images", o.train_images},
-          {"val_images", o.val_images}};
+  return {{"version", kVersion},           {"seed", o.seed},         {"imgsz", o.imgsz},
+          {"train_images", o.train_images}, {"val_images", o.val_images}, {"max_objects", o.max_objects},
+          {"min_size", o.min_size},         {"max_size", o.max_size},     {"clutter", o.clutter}};
 }
 
 void generate(const fs::path& dir, const SyntheticShapesOptions& o) {
   fs::create_directories(dir);
   const nlohmann::json generator = {{"name", "adept synthetic shapes"}, {"version", kVersion},
-                                    {"objects_per_image", {0, kMaxObjects}}, {"background_only", kBackgroundOnly},
-                                    {"size_of_short_side", {kMinSize, kMaxSize}}, {"min_visible", kMinVisible}};
+                                    {"background_only", kBackgroundOnly}, {"min_visible", kMinVisible}};
   nlohmann::json manifest = {{"generator", generator}, {"options", options_json(o)}, {"names", kNames}};
   for (int split : {kTrain, kVal}) {
     const SplitStats s = write_split(dir, o, split);

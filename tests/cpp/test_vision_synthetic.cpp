@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -211,7 +212,7 @@ TEST(SyntheticShapes, LabelsAreValidMatchTheImagesAndCoverEveryClass) {
         EXPECT_NEAR(l.w, (b[2] - b[0]) / W, 1e-6);
         EXPECT_NEAR(l.h, (b[3] - b[1]) / H, 1e-6);
         const double side = std::max(l.w * W, l.h * H) / std::min(H, W);
-        small += side < 0.15;
+        small += side < 0.25;  // sizes are log-uniform in [min_size, max_size] = [0.2, 0.6]
         large += side > 0.4;
       }
     }
@@ -221,7 +222,7 @@ TEST(SyntheticShapes, LabelsAreValidMatchTheImagesAndCoverEveryClass) {
       EXPECT_LT(backgrounds, n / 4);
       EXPECT_GT(crowded, n / 5);
       EXPECT_GT(rectangular, n / 10);
-      EXPECT_GT(small, 50);
+      EXPECT_GT(small, 40);
       EXPECT_GT(large, 20);
     }
   }
@@ -436,16 +437,48 @@ TEST(SyntheticShapes, ConcurrentFirstUseGivesOneCompleteDataset) {
   }
 }
 
+TEST(SyntheticShapes, SceneOptionsBoundCountAndSize) {
+  // max_objects bounds the shapes per image; min_size / max_size bound each shape's extent (its
+  // box's long side is at most its diameter, and a mostly visible shape's is not far below it).
+  SyntheticShapesOptions o = small_options();
+  o.train_images = 40;
+  o.max_objects = 2;
+  o.min_size = o.max_size = 0.3;
+  o.clutter = 0;
+  int64_t boxes = 0;
+  for (int64_t i = 0; i < o.train_images; ++i) {
+    const LabeledImage li = synthetic_shapes_image(o, "train", i);
+    const int64_t n = li.boxes.size(0);
+    EXPECT_LE(n, 2);
+    boxes += n;
+    const double short_side = static_cast<double>(std::min(li.image.size(0), li.image.size(1)));
+    const float* b = li.boxes.data_ptr<float>();
+    for (int64_t k = 0; k < n; ++k) {
+      const double extent = std::max(b[4 * k + 2] - b[4 * k], b[4 * k + 3] - b[4 * k + 1]);
+      EXPECT_LE(extent, 0.3 * short_side + 2.5) << "image " << i;  // + outline and anti-aliasing
+    }
+  }
+  EXPECT_GT(boxes, o.train_images);  // most images hold 1-2 shapes
+  // Other options give other images, and the dataset's manifest records them.
+  const Tensor a = synthetic_shapes_image(o, "train", 0).image, b = synthetic_shapes_image(small_options(), "train", 0).image;
+  EXPECT_TRUE(a.sizes() != b.sizes() || !equal(a, b));
+  TempDir t;
+  ensure_synthetic_shapes((t / "s").string(), o);
+  const std::string manifest = read_bytes(t / "s" / "shapes.json");
+  EXPECT_NE(manifest.find("\"max_objects\": 2"), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("\"clutter\": 0"), std::string::npos);
+}
+
 TEST(SyntheticShapes, DefaultRootAndBadArguments) {
   {
     ScopedEnv d("ADEPT_DATASETS_DIR", "/data/sets");
-    EXPECT_EQ(default_synthetic_shapes_root(), "/data/sets/shapes-v1");
+    EXPECT_EQ(default_synthetic_shapes_root(), "/data/sets/shapes-v2");
   }
   {
     ScopedEnv d("ADEPT_DATASETS_DIR", ""), x("XDG_CACHE_HOME", "/xdg"), h("HOME", "/home/u");
-    EXPECT_EQ(default_synthetic_shapes_root(), "/xdg/adept/datasets/shapes-v1");
+    EXPECT_EQ(default_synthetic_shapes_root(), "/xdg/adept/datasets/shapes-v2");
     ScopedEnv x2("XDG_CACHE_HOME", "");
-    EXPECT_EQ(default_synthetic_shapes_root(), "/home/u/.cache/adept/datasets/shapes-v1");
+    EXPECT_EQ(default_synthetic_shapes_root(), "/home/u/.cache/adept/datasets/shapes-v2");
   }
   SyntheticShapesOptions bad = small_options();
   bad.imgsz = 16;
@@ -454,6 +487,15 @@ TEST(SyntheticShapes, DefaultRootAndBadArguments) {
   bad.val_images = 0;
   EXPECT_THROW(ensure_synthetic_shapes("/tmp/never", bad), ValueError);
   EXPECT_FALSE(fs::exists("/tmp/never"));
+  for (auto change : std::vector<std::function<void(SyntheticShapesOptions&)>>{
+           [](auto& o) { o.max_objects = 0; }, [](auto& o) { o.max_objects = 101; },
+           [](auto& o) { o.min_size = 0.005; }, [](auto& o) { o.min_size = 0.5, o.max_size = 0.4; },
+           [](auto& o) { o.max_size = 1.5; }, [](auto& o) { o.clutter = -0.1; }, [](auto& o) { o.clutter = 2; }}) {
+    bad = small_options();
+    change(bad);
+    EXPECT_THROW(ensure_synthetic_shapes("/tmp/never", bad), ValueError);
+    EXPECT_THROW(synthetic_shapes_image(bad, "train", 0), ValueError);
+  }
   EXPECT_THROW(synthetic_shapes_image(small_options(), "test", 0), ValueError);
   EXPECT_THROW(synthetic_shapes_image(small_options(), "val", 12), ValueError);
   EXPECT_THROW(synthetic_shapes_image(small_options(), "train", -1), ValueError);

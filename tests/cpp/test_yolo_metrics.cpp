@@ -277,6 +277,11 @@ TEST(YoloMetrics, ClassesWithoutGtExcludedWithoutDetectionsZero) {
   EXPECT_DOUBLE_EQ(r.map50, 0.5);
   EXPECT_DOUBLE_EQ(r.map50_95, 0.5);
   EXPECT_DOUBLE_EQ(r.fitness(), 0.5);
+  // P and R of class 3 (no detection at all) are 0, as Ultralytics reports them; class 0's are 1.
+  EXPECT_DOUBLE_EQ(r.precision[1], 0.0);
+  EXPECT_DOUBLE_EQ(r.recall[1], 0.0);
+  EXPECT_DOUBLE_EQ(r.precision[0], 1.0);
+  EXPECT_DOUBLE_EQ(r.mp, 0.5);
   // Nothing accumulated: zeros and no classes.
   m.reset();
   r = m.compute();

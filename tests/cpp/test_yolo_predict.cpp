@@ -411,6 +411,10 @@ TEST_F(YoloPredict, CollidingNamesAndErrors) {
   EXPECT_THROW(predict(*model_, kNames, {(d / "missing.png").string()}, o), IOError);
   vision::testing::write_file(d / "broken.png", "not a png");
   EXPECT_THROW(predict(*model_, kNames, {(d / "broken.png").string()}, o), IOError);
+  // One unreadable image among readable ones is skipped (a warning); the others are predicted.
+  const std::vector<ImagePrediction> some = predict(*model_, kNames, {(d / "broken.png").string(), src[0]}, o);
+  ASSERT_EQ(some.size(), 1u);
+  EXPECT_EQ(some[0].path, src[0]);
   // imgsz not a multiple of 32 is rounded up (70 -> 96) with a warning.
   o.imgsz = 70;
   EXPECT_EQ(predict(*model_, kNames, src, o).size(), 1u);

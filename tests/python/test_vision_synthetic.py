@@ -1,6 +1,7 @@
 """adept.vision's built-in synthetic shapes dataset: ensure_synthetic_shapes returns a data.yaml that
 DetectionDataset and the DataLoader read, labels agree with synthetic_shapes_image, a second call
 reuses the folder, and the default root follows $ADEPT_DATASETS_DIR."""
+import json
 import os
 from pathlib import Path
 
@@ -56,13 +57,23 @@ def test_second_call_reuses_the_folder_and_other_options_regenerate(tmp_path):
     assert marker.exists()
     V.ensure_synthetic_shapes(root, **dict(SMALL, seed=3))
     assert not marker.exists() and sorted(os.listdir(tmp_path)) == ["shapes"]
+    marker.write_text("kept")
+    V.ensure_synthetic_shapes(root, **dict(SMALL, seed=3, max_objects=2, min_size=0.3, max_size=0.3, clutter=0.0))
+    assert not marker.exists()
+    assert json.loads((root / "shapes.json").read_text())["options"]["max_objects"] == 2
+    img = V.synthetic_shapes_image("train", 0, **dict(SMALL, max_objects=1))
+    assert img["boxes"].shape[0] <= 1
 
 
 def test_default_root_and_errors(tmp_path, monkeypatch):
     monkeypatch.setenv("ADEPT_DATASETS_DIR", str(tmp_path))
-    assert V.default_synthetic_shapes_root() == str(tmp_path / "shapes-v1")
-    assert V.ensure_synthetic_shapes(**SMALL) == str(tmp_path / "shapes-v1" / "data.yaml")
+    assert V.default_synthetic_shapes_root() == str(tmp_path / "shapes-v2")
+    assert V.ensure_synthetic_shapes(**SMALL) == str(tmp_path / "shapes-v2" / "data.yaml")
     with pytest.raises(ValueError, match="imgsz"):
         V.ensure_synthetic_shapes(tmp_path / "bad", imgsz=8)
     with pytest.raises(ValueError, match="split"):
         V.synthetic_shapes_image("test", 0)
+    with pytest.raises(ValueError, match="unknown option 'max_object'"):
+        V.ensure_synthetic_shapes(tmp_path / "bad", max_object=3)
+    with pytest.raises(ValueError, match="min_size"):
+        V.synthetic_shapes_image("train", 0, min_size=0.7, max_size=0.6)

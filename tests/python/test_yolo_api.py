@@ -5,6 +5,7 @@ stop + resume, and Ctrl-C in a subprocess.
 Run: PYTHONPATH=<build dir>/python /usr/bin/python3 -m pytest -q tests/python/test_yolo_api.py
 """
 import csv
+import glob
 import json
 import os
 import signal
@@ -320,3 +321,44 @@ def test_ctrl_c_saves_and_resumes(data, tmp_path):
     r2 = YOLO("yolo11n").train(resume=True, project=str(tmp_path), workers=0)
     assert r2["last"] == r["last"] and r2["epochs"] == 1 and not r2["interrupted"]
     assert [int(x["batch"]) for x in rows(batches_csv)] == list(range(1, TRAIN_IMAGES // BATCH + 1))
+
+
+SIGTERM_SCRIPT = """
+import json, signal, sys, time
+from adept.models import YOLO
+
+def slow(epoch, batch, items):
+    time.sleep(1.0)
+
+r = YOLO("yolo11n").train(data=sys.argv[1], project=sys.argv[2], name="run", imgsz={imgsz}, epochs=1, batch={batch},
+                          workers=2, verbose=False, on_batch_end=slow)
+assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the trainer's handler is gone
+print(json.dumps({{"interrupted": r["interrupted"], "last": r["last"]}}))
+""".format(imgsz=IMGSZ, batch=BATCH)
+
+
+def test_sigterm_to_the_process_group_saves_and_leaves_no_shared_memory(data, tmp_path):
+    # As `timeout`, a batch scheduler or a closed terminal do: SIGTERM to the trainer and its data
+    # workers at once. The trainer stops at the batch boundary and saves; the workers leave it to
+    # the trainer, which stops them and unlinks every shared-memory segment.
+    proc = subprocess.Popen([sys.executable, "-c", SIGTERM_SCRIPT, data, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=child_env(), start_new_session=True)
+    batches_csv = tmp_path / "run" / "batches.csv"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if batches_csv.exists() and len(batches_csv.read_text().splitlines()) >= 2:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        os.killpg(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err.decode()
+    assert b"SIGTERM: saving a checkpoint" in err
+    r = json.loads(out.decode().strip().splitlines()[-1])
+    assert r["interrupted"] and os.path.isfile(r["last"])
+    assert not glob.glob("/dev/shm/adept.{}.*".format(proc.pid))

@@ -181,7 +181,10 @@ DetectionResults DetectionMetrics::compute() const {
     const size_t n = std::upper_bound(s.begin(), s.end(), conf, [](double v, double x) { return v > x; }) - s.begin();
     // n = number of scores >= conf (scores are descending).
     const double tp = n ? static_cast<double>(cum_tp50[c][n - 1]) : 0.0;
-    return std::pair<double, double>{n ? tp / n : 1.0, tp / static_cast<double>(r.n_instances[c])};
+    // No detection above conf: precision 1 (the envelope's left end), but 0 for a class that has no
+    // detection at all (Ultralytics leaves such a class at P = R = 0).
+    const double p = n ? tp / static_cast<double>(n) : s.empty() ? 0.0 : 1.0;
+    return std::pair<double, double>{p, tp / static_cast<double>(r.n_instances[c])};
   };
   double best_f1 = -1;
   for (int j = 0; j < kConfPoints; ++j) {

@@ -50,6 +50,8 @@ class Config {
 
   /// All values by key.
   const std::map<std::string, std::string>& values() const { return values_; }
+  /// The table entry of `key`. ValueError for an unknown key, naming the closest known key.
+  const OptionSpec& spec(const std::string& key) const;
   /// The values as a JSON object of strings (stored in checkpoints), and back: from_json() sets
   /// every known key of the object (unknown keys, e.g. from a newer version, are ignored) and
   /// marks them as set. ValueError for malformed JSON.
@@ -57,7 +59,6 @@ class Config {
   static Config from_json(const std::string& json);
 
  private:
-  const OptionSpec& spec(const std::string& key) const;
   std::map<std::string, std::string> values_;
   std::map<std::string, bool> user_set_;
 };

@@ -57,7 +57,8 @@ struct DetectionResults {
 ///    linearly interpolated 101 points, so it is usually slightly higher. Adept prints this COCO one.
 ///  * P and R: Ultralytics-style, at the single confidence threshold (grid j / 1000, j < 1000)
 ///    maximising the mean over classes of F1 at IoU 0.5, counting detections with score >= it
-///    (precision 1 for a class without detections above it); unlike Ultralytics the F1 curve is
+///    (precision 1 for a class without detections above it, 0 for a class without any detection,
+///    as Ultralytics reports them); unlike Ultralytics the F1 curve is
 ///    not smoothed and not interpolated between detections.
 class DetectionMetrics {
  public:

@@ -86,9 +86,10 @@ PredictOptions predict_options(const Config& config);
 ///     per image in order: {"image": path, "width": w, "height": h, "detections": [{"class": id,
 ///     "name": name, "confidence": c, "box": [x1, y1, x2, y2]}]}, values rounded to 5 decimals.
 ///   Images whose names collide (same name from different folders) are saved as <stem>_2<ext>, ...
-/// Returns one ImagePrediction per source, in order.
+/// Returns one ImagePrediction per readable source, in order: an image that cannot be read or
+/// decoded is skipped with a warning (as Ultralytics does).
 /// Errors: ValueError for names of the wrong size, options outside predict_options' ranges, or a
-/// class filter >= model.nc; IOError for an unreadable image or an unwritable save_dir.
+/// class filter >= model.nc; IOError when no source could be read, or for an unwritable save_dir.
 std::vector<ImagePrediction> predict(Yolo11& model, const std::vector<std::string>& names,
                                      const std::vector<std::string>& sources, const PredictOptions& options,
                                      const std::string& save_dir = "");

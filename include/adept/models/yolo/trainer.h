@@ -29,7 +29,7 @@ struct TrainResult {
   std::string last;      ///< weights/last.safetensors
   std::string best;      ///< weights/best.safetensors ("" when no epoch was validated)
   int64_t epochs = 0;    ///< epochs finished (counting those of a resumed run before it)
-  bool interrupted = false;   ///< stopped by Ctrl-C or stop_requested (last holds the state at that batch)
+  bool interrupted = false;   ///< stopped by Ctrl-C, SIGTERM or stop_requested (last holds the state at that batch)
   bool early_stopped = false; ///< stopped by `patience`
   std::optional<ValidationResult> best_val;  ///< validation of the best epoch (of this call)
 };
@@ -54,8 +54,8 @@ struct TrainResult {
 ///    results.csv, weights/last.safetensors and, when the fitness 0.1 mAP50 + 0.9 mAP50-95
 ///    improved, weights/best.safetensors (atomic writes); early stop after `patience` epochs
 ///    without improvement; every batch appends a row to batches.csv;
-///  * Ctrl-C (SIGINT) during the run saves last at the current batch and returns with
-///    `interrupted`; a second Ctrl-C kills the process;
+///  * Ctrl-C (SIGINT) or SIGTERM during the run saves last at the current batch and returns with
+///    `interrupted`; a second signal kills the process;
 ///  * `resume` (true: the newest weights/last.safetensors under `project`; or a path) continues a
 ///    run from its checkpoint with its options (only `device` and `workers` may be changed):
 ///    the same losses as an uninterrupted run (same machine and thread count).

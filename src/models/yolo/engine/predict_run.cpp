@@ -34,15 +34,18 @@ PredictRun predict(const Config& user_config, const LoadedModel* model) {
   else if (!model)
     spdlog::warn("predict: model={} is a new, untrained model; pass a checkpoint (model=.../best.safetensors)",
                  config.str("model"));
+  // Options, device and sources are checked before the run folder exists.
+  const PredictOptions options = predict_options(config);
+  loaded.model->to(detail::yolo_device(config.str("device"), "predict"));
   std::string source = config.str("source");
   if (source.empty()) {
     source = builtin_sample_images(detail::resolve_data("shapes"), 4);
     spdlog::info("predict: no source given; using images of the built-in dataset");
   }
-  loaded.model->to(detail::parse_device(config.str("device")));
+  const std::vector<std::string> sources = resolve_sources(source);
   PredictRun run;
   run.save_dir = detail::make_run_dir(config, "predict");
-  run.predictions = predict(*loaded.model, loaded.names, resolve_sources(source), predict_options(config), run.save_dir);
+  run.predictions = predict(*loaded.model, loaded.names, sources, options, run.save_dir);
   return run;
 }
 

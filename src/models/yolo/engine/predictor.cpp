@@ -223,10 +223,18 @@ std::vector<ImagePrediction> predict(Yolo11& model, const std::vector<std::strin
   std::vector<ImagePrediction> results;
   double t_pre = 0, t_inf = 0, t_post = 0;
   Shape last_shape;
+  std::vector<std::string> unreadable;
   for (size_t i = 0; i < sources.size(); ++i) {
     const std::string& path = sources[i];
     auto t0 = Clock::now();
-    Tensor image = vision::imread(path);
+    Tensor image;
+    try {
+      image = vision::imread(path);
+    } catch (const IOError& e) {  // as Ultralytics: a warning, and the other images go on
+      spdlog::warn("predict: skipping image {}/{}: {}", i + 1, sources.size(), e.what());
+      unreadable.push_back(path);
+      continue;
+    }
     const PreparedImage prep = preprocess(image, imgsz, stride);
     const double pre = ms_since(t0);
 
@@ -260,14 +268,17 @@ std::vector<ImagePrediction> predict(Yolo11& model, const std::vector<std::strin
     results.push_back(std::move(r));
   }
 
+  ADEPT_CHECK(sources.empty() || unreadable.size() < sources.size(), IOError,
+              "predict: none of the {} images could be read (first: '{}')", sources.size(),
+              unreadable.empty() ? "" : unreadable.front());
   if (!save_dir.empty()) {
     const std::string text = records.dump(2) + "\n";
     io::AtomicFile f((out_dir / "predictions.json").string());
     f.write(text.data(), text.size());
     f.commit();
   }
-  if (options.verbose && !sources.empty()) {
-    const auto n = static_cast<double>(sources.size());
+  if (options.verbose && !results.empty()) {
+    const auto n = static_cast<double>(results.size());
     spdlog::info("Speed: {:.1f}ms preprocess, {:.1f}ms inference, {:.1f}ms postprocess per image at shape {}",
                  t_pre / n, t_inf / n, t_post / n, shape_str(last_shape));
     if (!save_dir.empty()) spdlog::info("Results saved to {}", out_dir.string());

@@ -31,8 +31,11 @@ int loader_workers(int64_t workers);
 std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionDataset> dataset, int64_t batch,
                                               int workers, bool shuffle, uint64_t seed);
 
-/// The `device` option as a Device (ValueError naming the option for an unknown device).
-Device parse_device(const std::string& device);
+/// The `device` option as a Device on which YOLO11 runs: off the CPU, a small yolo11n forward pass
+/// is tried there first, so that a backend still lacking one of the model's ops fails before any
+/// data is read or a run folder made. ValueError for an unknown device; NotImplementedForDevice
+/// naming `mode`, the device and the missing kernel.
+Device yolo_device(const std::string& device, const char* mode);
 
 /// A new run folder <project>/<name or mode>, numbered (<mode>2, <mode>3 ...) when it exists
 /// unless exist_ok; created with its parents. IOError when it cannot be created.

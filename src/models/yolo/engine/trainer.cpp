@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "adept/autograd.h"
@@ -35,28 +36,36 @@ using detail::CsvLog;
 constexpr int64_t kMaxNonfiniteStreak = 10;
 constexpr double kMaxGradNorm = 10.0;
 
-// ---- Ctrl-C: the first SIGINT asks the loop to stop at the next batch boundary; the handler then
-// restores the previous disposition, so a second Ctrl-C acts as it would without the trainer.
+// ---- Ctrl-C and SIGTERM (kill, timeout, a batch scheduler's cancel, a closed terminal's group):
+// the first one asks the loop to stop at the next batch boundary and save; the handler then
+// restores the previous dispositions, so a second signal acts as it would without the trainer.
 std::atomic<bool> g_interrupted{false};
-struct sigaction g_previous_sigint;
+constexpr int kStopSignals[] = {SIGINT, SIGTERM};
+struct sigaction g_previous[2];
 
-void on_sigint(int) {
-  g_interrupted = true;
-  static const char msg[] = "\nCtrl-C: saving a checkpoint at the end of this batch (again to kill)\n";
-  (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
-  sigaction(SIGINT, &g_previous_sigint, nullptr);
+void restore_stop_signals() {
+  for (int k = 0; k < 2; ++k) sigaction(kStopSignals[k], &g_previous[k], nullptr);
 }
 
-class SigintScope {
+void on_stop_signal(int sig) {
+  g_interrupted = true;
+  static const char ctrl_c[] = "\nCtrl-C: saving a checkpoint at the end of this batch (again to kill)\n";
+  static const char term[] = "\nSIGTERM: saving a checkpoint at the end of this batch (again to kill)\n";
+  if (sig == SIGINT) (void)!write(STDERR_FILENO, ctrl_c, sizeof ctrl_c - 1);
+  else (void)!write(STDERR_FILENO, term, sizeof term - 1);
+  restore_stop_signals();
+}
+
+class StopSignalScope {
  public:
-  SigintScope() {
+  StopSignalScope() {
     g_interrupted = false;
     struct sigaction sa{};
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &g_previous_sigint);
+    for (int k = 0; k < 2; ++k) sigaction(kStopSignals[k], &sa, &g_previous[k]);
   }
-  ~SigintScope() { sigaction(SIGINT, &g_previous_sigint, nullptr); }
+  ~StopSignalScope() { restore_stop_signals(); }
 };
 
 // The checkpoint to resume from: `resume` = true -> the newest weights/last.safetensors under project.
@@ -131,8 +140,16 @@ class Trainer {
     if (!resume.empty()) {
       ckpt_ = load_checkpoint(resume);
       config_ = ckpt_->config;
-      for (const char* key : {"device", "workers"})
-        if (user_config.is_set(key)) config_.set(key, user_config.str(key));
+      // The run continues with its own options (exactness); only where it runs may change.
+      std::vector<std::string> ignored;
+      for (const auto& [key, value] : user_config.values()) {
+        if (!user_config.is_set(key) || key == "resume") continue;
+        if (key == "device" || key == "workers") config_.set(key, value);
+        else if (value != config_.str(key)) ignored.push_back(fmt::format("{}={}", key, value));
+      }
+      if (!ignored.empty())
+        spdlog::warn("resume: ignoring {} (a resumed run keeps its checkpoint's options; only device and workers "
+                     "may change)", fmt::join(ignored, " "));
       ADEPT_CHECK(ckpt_->epoch < config_.integer("epochs"), ValueError,
                   "resume: {} finished its {} epochs; nothing to resume (start a new run with model={})", resume,
                   config_.integer("epochs"), resume);
@@ -182,8 +199,7 @@ class Trainer {
 };
 
 void Trainer::setup() {
-  data_ = detail::resolve_data(config_.str("data"));
-  const int64_t nc = static_cast<int64_t>(data_.names.size());
+  // Options that need no data are checked before the dataset is generated or its labels scanned.
   epochs_ = config_.integer("epochs");
   batch_size_ = config_.integer("batch");
   ADEPT_CHECK(epochs_ >= 1, ValueError, "YOLO option epochs must be >= 1, got {}", epochs_);
@@ -191,7 +207,15 @@ void Trainer::setup() {
   const int64_t imgsz = config_.integer("imgsz");
   ADEPT_CHECK(imgsz >= 32 && imgsz % 32 == 0, ValueError, "YOLO option imgsz must be a multiple of 32 (>= 32), got {}",
               imgsz);
-  device_ = detail::parse_device(config_.str("device"));
+  const std::string optimizer = config_.str("optimizer");
+  ADEPT_CHECK(optimizer == "auto" || optimizer == "SGD" || optimizer == "Adam" || optimizer == "AdamW", ValueError,
+              "YOLO option optimizer='{}' is not supported: use auto, SGD, Adam or AdamW", optimizer);
+  const double fraction = config_.number("fraction");
+  ADEPT_CHECK(fraction > 0 && fraction <= 1, ValueError, "YOLO option fraction must be in (0, 1], got {}", fraction);
+  detail::loader_workers(config_.integer("workers"));
+  device_ = detail::yolo_device(config_.str("device"), "train");
+  data_ = detail::resolve_data(config_.str("data"));
+  const int64_t nc = static_cast<int64_t>(data_.names.size());
 
   // Model: seeded initialisation, or a checkpoint's weights where the shapes match.
   manual_seed(static_cast<uint64_t>(config_.integer("seed")));
@@ -345,7 +369,7 @@ TrainCheckpoint Trainer::checkpoint(int64_t epoch, int64_t batch) const {
 }
 
 TrainResult Trainer::run() {
-  SigintScope sigint;
+  StopSignalScope stop_signals;
   TrainResult result;
   result.save_dir = save_dir_;
   result.last = last_;

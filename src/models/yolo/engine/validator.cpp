@@ -91,11 +91,11 @@ ValidationResult val(const Config& user_config, const LoadedModel* model) {
   if (!loaded.checkpoint.empty()) config.set_default("data", loaded.train_config.str("data"));
   if (detail::is_builtin_data(config.str("data"))) detail::apply_builtin_defaults(config);
   if (!loaded.checkpoint.empty()) config.set_default("imgsz", loaded.train_config.str("imgsz"));
+  const Device device = detail::yolo_device(config.str("device"), "val");
   const vision::DatasetConfig data = detail::resolve_data(config.str("data"));
   ADEPT_CHECK(static_cast<int64_t>(data.names.size()) == loaded.model->nc, ValueError,
               "val: the model has {} classes but the dataset {} has {}", loaded.model->nc, data.source,
               data.names.size());
-  const Device device = detail::parse_device(config.str("device"));
   loaded.model->to(device);
 
   vision::DetectionDatasetOptions dopt;
