@@ -273,6 +273,31 @@ def test_callback_error_propagates(data, tmp_path):
         time.sleep(1)
 
 
+def signal_after_first_batch(proc, batches_csv, sig, group=False):
+    """Waits until the training subprocess `proc` has logged a batch, sends it `sig` (to its whole
+    process group with `group`: it must lead its own session) and returns its (stdout, stderr);
+    kills it if it does not end."""
+    def send(s):
+        if group:
+            os.killpg(proc.pid, s)
+        else:
+            proc.send_signal(s)
+
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if batches_csv.exists() and len(batches_csv.read_text().splitlines()) >= 2:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        send(sig)
+        return proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            send(signal.SIGKILL)
+            proc.wait()
+
+
 CTRL_C_SCRIPT = """
 import json, signal, sys, time
 import adept
@@ -299,19 +324,7 @@ def test_ctrl_c_saves_and_resumes(data, tmp_path):
                             stderr=subprocess.PIPE, env=child_env(),
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     batches_csv = tmp_path / "run" / "batches.csv"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if batches_csv.exists() and len(batches_csv.read_text().splitlines()) >= 2:
-                break
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.communicate()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    out, err = signal_after_first_batch(proc, batches_csv, signal.SIGINT)
     assert proc.returncode == 0, err.decode()
     assert b"Traceback" not in err and b"Ctrl-C" in err
     r = json.loads(out.decode().strip().splitlines()[-1])
@@ -343,20 +356,7 @@ def test_sigterm_to_the_process_group_saves_and_leaves_no_shared_memory(data, tm
     # the trainer, which stops them and unlinks every shared-memory segment.
     proc = subprocess.Popen([sys.executable, "-c", SIGTERM_SCRIPT, data, str(tmp_path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=child_env(), start_new_session=True)
-    batches_csv = tmp_path / "run" / "batches.csv"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if batches_csv.exists() and len(batches_csv.read_text().splitlines()) >= 2:
-                break
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.communicate()
-        os.killpg(proc.pid, signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    out, err = signal_after_first_batch(proc, tmp_path / "run" / "batches.csv", signal.SIGTERM, group=True)
     assert proc.returncode == 0, err.decode()
     assert b"SIGTERM: saving a checkpoint" in err
     r = json.loads(out.decode().strip().splitlines()[-1])
