@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "adept/errors.h"
-
 #include "adept/models/yolo/checkpoint.h"
 #include "adept/models/yolo/config.h"
 #include "adept/models/yolo/predictor.h"

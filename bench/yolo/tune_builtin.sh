@@ -17,6 +17,7 @@ if (($# != 4)); then sed -n 2,14p "$0"; exit 2; fi
 build=$(realpath "$1") spec=$2 parallel=$3 out=$(realpath -m "$4")
 adept=$build/bin/adept make_shapes=$build/bench/adept_bench_make_shapes
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OMP_WAIT_POLICY=PASSIVE
+# The built-in defaults before this tuning (bench/results/shapes_tuning_adept_*.json ran on them).
 BASE="imgsz=128 epochs=10 batch=16 nbs=16 optimizer=AdamW lr0=0.002 momentum=0.9 warmup_epochs=0.5
       warmup_min_iters=0 warmup_bias_lr=0.0 close_mosaic=3 workers=1 exist_ok=True"
 mkdir -p "$out/data"

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "adept/autograd.h"
-#include "adept/ops/creation.h"
 #include "adept/errors.h"
 #include "adept/models/yolo/yolo11.h"
+#include "adept/ops/creation.h"
 #include "adept/vision/detection_collate.h"
 #include "adept/vision/synthetic_shapes.h"
 
