@@ -25,7 +25,8 @@ std::vector<std::string> rewrite_key_value_args(int argc, const char* const* arg
     }
     if (a == "--") literal = true;
     const size_t eq = a.find('=');
-    if (eq != std::string::npos && is_key(a.substr(0, eq))) a = "--" + a;
+    // `key=` (no value) stays as it is: as `--key=` CLI11 would take the next argument as its value.
+    if (eq != std::string::npos && eq + 1 < a.size() && is_key(a.substr(0, eq))) a = "--" + a;
     out.push_back(std::move(a));
   }
   return out;

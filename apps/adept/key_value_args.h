@@ -7,7 +7,7 @@
 namespace adept::app {
 
 /// argv[1..] with every argument of the form `key=value` (key: a letter or '_' followed by
-/// letters, digits, '_' or '-'; not starting with '-') rewritten to `--key=value`, which CLI11
+/// letters, digits, '_' or '-'; not starting with '-'; a non-empty value) rewritten to `--key=value`, which CLI11
 /// reads both as an option with a value and as a flag set to a boolean (`copy=True`). Arguments
 /// after a bare `--` are left alone. argv[0] is kept.
 std::vector<std::string> rewrite_key_value_args(int argc, const char* const* argv);

@@ -42,7 +42,9 @@ struct GivenOptions {
       a.erase(0, a.find_first_not_of('-'));
       const size_t eq = a.find('=');
       if (eq != std::string::npos) {
-        c.set(a.substr(0, eq), a.substr(eq + 1));
+        const std::string key = a.substr(0, eq);
+        ADEPT_CHECK(eq + 1 < a.size(), ValueError, "YOLO option '{}' is missing its value ({}=<value>)", key, key);
+        c.set(key, a.substr(eq + 1));
         continue;
       }
       ADEPT_CHECK(!a.empty() && a.find_first_of("/.\\ ") == std::string::npos, ValueError,

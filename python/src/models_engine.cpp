@@ -18,7 +18,7 @@ using namespace models::yolo;
 
 // One option value as the command line would spell it: bool -> "true"/"false", int -> its digits,
 // float -> repr (shortest exact text), str / os.PathLike as is, list/tuple -> comma-joined values,
-// None -> "" (the option's "not given"). TypeError naming the key for anything else.
+// None -> "". TypeError naming the key for anything else.
 std::string option_text(const std::string& key, const py::handle& v) {
   if (v.is_none()) return "";
   if (PyBool_Check(v.ptr())) return v.ptr() == Py_True ? "true" : "false";
@@ -43,7 +43,8 @@ std::string option_text(const std::string& key, const py::handle& v) {
                        " (expected bool, int, float, str, path, list or None)");
 }
 
-// A Config from {key: value}: adept.ValueError for an unknown key or a bad value (Config::set).
+// A Config from {key: value}; a None value leaves the option unset (its default). adept.ValueError for
+// an unknown key or a bad value (Config::set).
 Config config_from_py(const py::handle& options) {
   Config c;
   if (options.is_none()) return c;
@@ -53,6 +54,10 @@ Config config_from_py(const py::handle& options) {
   for (auto [k, v] : options.cast<py::dict>()) {
     if (!py::isinstance<py::str>(k)) throw py::type_error("YOLO option names must be strings");
     const std::string key = k.cast<std::string>();
+    if (v.is_none()) {  // not given: the option keeps its default (after checking the name)
+      c.spec(key);
+      continue;
+    }
     c.set(key, option_text(key, v));
   }
   return c;

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "adept/ops/creation.h"
+#include "vision/cv_tensor.h"
 #include "vision/label_scan.h"
 
 namespace adept::vision {
@@ -67,10 +68,13 @@ DetectionDataset::DetectionDataset(const DatasetConfig& config, const std::strin
                  rounded);
     options_.imgsz = rounded;
   }
-  const std::string what = fmt::format("{} {}", std::filesystem::path(config_.source).filename().string(), split_);
-  detail::SplitScan scan = detail::scan_split(config_.split(split_), config_.nc(), what);
   ADEPT_CHECK(options_.fraction > 0 && options_.fraction <= 1, ValueError,
               "DetectionDataset: fraction must be in (0, 1], got {}", options_.fraction);
+  // Augmentation options are checked here, before the labels are scanned, rather than in the first
+  // worker that draws a sample.
+  if (options_.augment) detail::check_options(options_.hyp, "DetectionDataset");
+  const std::string what = fmt::format("{} {}", std::filesystem::path(config_.source).filename().string(), split_);
+  detail::SplitScan scan = detail::scan_split(config_.split(split_), config_.nc(), what);
   labels_ = std::move(scan.images);
   summary_ = std::move(scan.summary);
   // Ultralytics' BaseDataset: the first round(n * fraction) images (Python's round: half to even).

@@ -31,7 +31,8 @@ Tensor Rnz(const Shape& s, bool nc = false) {
 }
 // Values in (k + 0.1, k + 0.9): away from integers (floor/round/remainder kinks).
 Tensor Rfrac(const Shape& s) {
-  Tensor t = floor(uniform(s, -3, 3, kFloat64, g_seed++)) + uniform(s, 0.1, 0.9, kFloat64, g_seed++);
+  const Tensor whole = floor(uniform(s, -3, 3, kFloat64, g_seed++));  // two statements: one seed each, in order
+  Tensor t = whole + uniform(s, 0.1, 0.9, kFloat64, g_seed++);
   return t.requires_grad_();
 }
 Tensor C(const Tensor& t) { return t.detach(); }  // a constant input

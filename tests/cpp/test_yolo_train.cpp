@@ -168,10 +168,12 @@ TEST(YoloTrain, BadOptionsFailBeforeTraining) {
   TempDir dir;
   const std::string data = tiny_data(dir);
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"imgsz", "50"}, {"batch", "0"}, {"optimizer", "Lion"}, {"class_weights", "1,2"}, {"epochs", "0"}}) {
+           {"imgsz", "50"}, {"batch", "0"}, {"optimizer", "Lion"}, {"class_weights", "1,2"}, {"epochs", "0"},
+           {"fraction", "2"}, {"workers", "-1"}, {"mosaic", "2"}, {"hsv_h", "-1"}, {"scale", "1.5"}}) {
     Config c = tiny_config(dir, data);
     c.set(key, value);
     EXPECT_THROW(train(c), ValueError) << key << "=" << value;
+    EXPECT_FALSE(fs::exists(dir / "runs")) << key << "=" << value << " left a run folder";
   }
   Config missing = tiny_config(dir, (dir / "nope.yaml").string());
   EXPECT_THROW(train(missing), IOError);

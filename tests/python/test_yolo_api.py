@@ -167,6 +167,11 @@ def test_predict_results(trained, data, tmp_path):
     assert all(adept.equal(a.boxes.data, b.boxes.data) for a, b in zip(again, results))
     drawn = sorted(os.path.basename(f) for f in files[:2])
     assert sorted(os.listdir(again[0].save_dir)) == sorted(drawn + ["predictions.json"])
+    # A class filter beyond the model's classes fails and leaves no run folder.
+    runs = sorted(os.listdir(tmp_path))
+    with pytest.raises(ValueError, match="classes filter 7"):
+        model.predict(source=files[0], classes=[7], project=str(tmp_path), name="bad")
+    assert sorted(os.listdir(tmp_path)) == runs
 
 
 def test_option_values_as_command_text(tmp_path):
@@ -183,6 +188,13 @@ def test_option_values_as_command_text(tmp_path):
 
 def test_option_errors(tmp_path):
     model = YOLO("n")
+    assert adept.models.yolo.check_options(dict(epochs=None, data=None))["epochs"] == "100"  # None: not given
+    with pytest.raises(ValueError, match="'epochz'.*did you mean 'epochs'"):
+        model.train(epochz=None, project=str(tmp_path))
+    with pytest.raises(ValueError, match=r"'foo' is not a valid option \("):  # no far-fetched suggestion
+        model.train(foo=1, project=str(tmp_path))
+    with pytest.raises(ValueError, match="conf must be in"):
+        model.val(conf=2, project=str(tmp_path))
     with pytest.raises(ValueError, match="'epochz'.*did you mean 'epochs'"):
         model.train(epochz=3, project=str(tmp_path))
     with pytest.raises(ValueError, match="epochs='three'"):
@@ -268,9 +280,12 @@ def test_callback_error_propagates(data, tmp_path):
     while not set(children()) <= before and time.time() < deadline:
         time.sleep(0.1)
     assert set(children()) <= before, "the run's data-loader workers are gone"
-    with pytest.raises(KeyboardInterrupt):
-        signal.raise_signal(signal.SIGINT)
-        time.sleep(1)
+    # A background job (`cmd &`) starts with SIGINT ignored and Python installs no handler: then
+    # there is no Python handler to get back.
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(1)
 
 
 def signal_after_first_batch(proc, batches_csv, sig, group=False):

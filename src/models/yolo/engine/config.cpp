@@ -27,7 +27,7 @@ std::vector<OptionSpec> make_specs() {
       {"workers", K::Int, "8", "data-loader worker processes (at most the number of CPUs)"},
       // Training.
       {"epochs", K::Int, "100", "epochs to train"},
-      {"patience", K::Int, "100", "stop after this many epochs without a better fitness"},
+      {"patience", K::Int, "100", "stop after this many epochs without a better fitness (0: never)"},
       {"optimizer", K::String, "auto", "optimizer: auto, SGD, AdamW or Adam"},
       {"lr0", K::Float, "0.01", "initial learning rate"},
       {"lrf", K::Float, "0.01", "final learning rate as a fraction of lr0"},
@@ -148,7 +148,11 @@ const OptionSpec& Config::spec(const std::string& key) const {
   const OptionSpec* best = &specs.front();
   for (const OptionSpec& s : specs)
     if (edit_distance(s.key, key) < edit_distance(best->key, key)) best = &s;
-  ADEPT_CHECK(false, ValueError, "YOLO option '{}' is not a valid option; did you mean '{}'?", key, best->key);
+  // Suggest only a near miss (a typo), not the least distant of unrelated names.
+  const size_t d = edit_distance(best->key, key);
+  ADEPT_CHECK(d > std::max<size_t>(1, key.size() / 3), ValueError,
+              "YOLO option '{}' is not a valid option; did you mean '{}'?", key, best->key);
+  ADEPT_CHECK(false, ValueError, "YOLO option '{}' is not a valid option (option_specs() lists them)", key);
   return *best;
 }
 

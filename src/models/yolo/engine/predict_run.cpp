@@ -9,11 +9,12 @@
 
 namespace adept::models::yolo {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 // The default source: the first val images of the built-in dataset, in name order.
 std::string builtin_sample_images(const vision::DatasetConfig& data, size_t count) {
-  namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const auto& src : data.split("val"))
     for (const auto& e : fs::directory_iterator(src.path))
@@ -45,7 +46,19 @@ PredictRun predict(const Config& user_config, const LoadedModel* model) {
   const std::vector<std::string> sources = resolve_sources(source);
   PredictRun run;
   run.save_dir = detail::make_run_dir(config, "predict");
-  run.predictions = predict(*loaded.model, loaded.names, sources, options, run.save_dir);
+  try {
+    run.predictions = predict(*loaded.model, loaded.names, sources, options, run.save_dir);
+  } catch (...) {
+    // What predict() checks against the model (the class filter) or the images (none readable)
+    // fails before it writes a file: leave no empty run folder behind.
+    std::error_code ec;
+    bool has_file = false;
+    for (auto it = fs::recursive_directory_iterator(run.save_dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      has_file = has_file || it->is_regular_file(ec);
+    if (!has_file) fs::remove_all(run.save_dir, ec);
+    throw;
+  }
   return run;
 }
 

@@ -20,6 +20,7 @@
 #include "adept/ops/creation.h"
 #include "adept/vision/transforms.h"
 #include "io/atomic_file.h"
+#include "models/yolo/engine/setup.h"
 #include "ops/helpers.h"
 #include "vision/yolo_labels.h"
 
@@ -164,12 +165,8 @@ PredictOptions predict_options(const Config& config) {
   const int64_t imgsz = config.integer("imgsz");
   ADEPT_CHECK(imgsz > 0 && imgsz <= 1 << 16, ValueError, "YOLO option imgsz={} must be a positive image size", imgsz);
   o.imgsz = static_cast<int>(imgsz);
-  o.nms.conf_thres = config.str("conf").empty() ? 0.25 : config.number("conf");
-  o.nms.iou_thres = config.number("iou");
-  o.nms.max_det = config.integer("max_det");
+  o.nms = detail::nms_options(config, 0.25, /*multi_label=*/false, "predict");
   o.nms.classes = parse_classes(config.str("classes"));
-  o.nms.agnostic = config.flag("agnostic_nms");
-  o.nms.multi_label = false;
   o.save = config.flag("save");
   o.save_txt = config.flag("save_txt");
   o.save_conf = config.flag("save_conf");

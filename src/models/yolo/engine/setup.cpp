@@ -82,6 +82,21 @@ Device yolo_device(const std::string& device, const char* mode) {
   return d;
 }
 
+NmsOptions nms_options(const Config& config, double default_conf, bool multi_label, const char* mode) {
+  NmsOptions nms;
+  nms.conf_thres = config.str("conf").empty() ? default_conf : config.number("conf");
+  nms.iou_thres = config.number("iou");
+  nms.max_det = config.integer("max_det");
+  nms.agnostic = config.flag("agnostic_nms");
+  nms.multi_label = multi_label;
+  ADEPT_CHECK(nms.conf_thres >= 0 && nms.conf_thres <= 1, ValueError, "{}: YOLO option conf must be in [0, 1], got {}",
+              mode, nms.conf_thres);
+  ADEPT_CHECK(nms.iou_thres >= 0 && nms.iou_thres <= 1, ValueError, "{}: YOLO option iou must be in [0, 1], got {}",
+              mode, nms.iou_thres);
+  ADEPT_CHECK(nms.max_det >= 0, ValueError, "{}: YOLO option max_det must be >= 0, got {}", mode, nms.max_det);
+  return nms;
+}
+
 std::string make_run_dir(const Config& config, const std::string& mode) {
   namespace fs = std::filesystem;
   const std::string name = config.str("name").empty() ? mode : config.str("name");

@@ -8,6 +8,7 @@
 #include "adept/data/dataloader.h"
 #include "adept/device.h"
 #include "adept/models/yolo/config.h"
+#include "adept/models/yolo/nms.h"
 #include "adept/vision/dataset_config.h"
 #include "adept/vision/detection_dataset.h"
 
@@ -36,6 +37,11 @@ std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionD
 /// data is read or a run folder made. ValueError for an unknown device; NotImplementedForDevice
 /// naming `mode`, the device and the missing kernel.
 Device yolo_device(const std::string& device, const char* mode);
+
+/// The NMS options of `config` (conf, iou, max_det, agnostic_nms; conf "" -> default_conf) for
+/// `mode` ("train", "val" or "predict"). ValueError naming the option for conf or iou outside
+/// [0, 1] or max_det < 0.
+NmsOptions nms_options(const Config& config, double default_conf, bool multi_label, const char* mode);
 
 /// A new run folder <project>/<name or mode>, numbered (<mode>2, <mode>3 ...) when it exists
 /// unless exist_ok; created with its parents. IOError when it cannot be created.

@@ -213,6 +213,7 @@ void Trainer::setup() {
   const double fraction = config_.number("fraction");
   ADEPT_CHECK(fraction > 0 && fraction <= 1, ValueError, "YOLO option fraction must be in (0, 1], got {}", fraction);
   detail::loader_workers(config_.integer("workers"));
+  detail::nms_options(config_, 0.001, true, "train");
   device_ = detail::yolo_device(config_.str("device"), "train");
   data_ = detail::resolve_data(config_.str("data"));
   const int64_t nc = static_cast<int64_t>(data_.names.size());
@@ -393,11 +394,7 @@ TrainResult Trainer::run() {
                                "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
   const int64_t close_at = epochs_ - config_.integer("close_mosaic");
   const int64_t patience = config_.integer("patience");
-  NmsOptions nms;
-  nms.conf_thres = config_.str("conf").empty() ? 0.001 : config_.number("conf");
-  nms.iou_thres = config_.number("iou");
-  nms.max_det = config_.integer("max_det");
-  nms.multi_label = true;
+  const NmsOptions nms = detail::nms_options(config_, 0.001, /*multi_label=*/true, "train");
 
   for (int64_t epoch = start_epoch; epoch < epochs_; ++epoch) {
     const auto epoch_t0 = std::chrono::steady_clock::now();
@@ -428,8 +425,9 @@ TrainResult Trainer::run() {
                      i + 1, li[0], li[1], li[2]);
         ADEPT_CHECK(nonfinite_streak_ < kMaxNonfiniteStreak, Error,
                     "train: {} batches in a row had a non-finite loss; the run diverged (lower lr0, check the labels "
-                    "of {}); the last checkpoint is {}",
-                    nonfinite_streak_, data_.source, last_);
+                    "of {}); {}",
+                    nonfinite_streak_, data_.source,
+                    fs::exists(last_) ? "the last checkpoint is " + last_ : std::string("no checkpoint was written"));
       } else {
         nonfinite_streak_ = 0;
         loss.backward();
@@ -494,7 +492,7 @@ TrainResult Trainer::run() {
     if (period > 0 && (epoch + 1) % period == 0)
       save_checkpoint(c, (fs::path(save_dir_) / "weights" / fmt::format("epoch{}.safetensors", epoch + 1)).string());
     result.epochs = epoch + 1;
-    if (best_epoch_ >= 0 && epoch - best_epoch_ >= patience && !final_epoch) {
+    if (patience > 0 && best_epoch_ >= 0 && epoch - best_epoch_ >= patience && !final_epoch) {
       spdlog::info("early stop: no better fitness in the last {} epochs (best: epoch {})", patience, best_epoch_ + 1);
       result.early_stopped = true;
       break;

@@ -84,13 +84,13 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
 
 ValidationResult val(const Config& user_config, const LoadedModel* model) {
   Config config = user_config;
-  config.set_default("conf", "0.001");
   LoadedModel loaded = model ? *model : load_model(config.str("model"));
   // A checkpoint remembers its dataset and image size (over the built-in data's defaults); options
   // given now win.
   if (!loaded.checkpoint.empty()) config.set_default("data", loaded.train_config.str("data"));
   if (detail::is_builtin_data(config.str("data"))) detail::apply_builtin_defaults(config);
   if (!loaded.checkpoint.empty()) config.set_default("imgsz", loaded.train_config.str("imgsz"));
+  const NmsOptions nms = detail::nms_options(config, 0.001, /*multi_label=*/true, "val");
   const Device device = detail::yolo_device(config.str("device"), "val");
   const vision::DatasetConfig data = detail::resolve_data(config.str("data"));
   ADEPT_CHECK(static_cast<int64_t>(data.names.size()) == loaded.model->nc, ValueError,
@@ -103,12 +103,6 @@ ValidationResult val(const Config& user_config, const LoadedModel* model) {
   auto dataset = std::make_shared<vision::DetectionDataset>(data, config.str("split"), dopt);
   auto loader = detail::make_loader(dataset, config.integer("batch"), detail::loader_workers(config.integer("workers")),
                                     false, static_cast<uint64_t>(config.integer("seed")));
-  NmsOptions nms;
-  nms.conf_thres = config.number("conf");
-  nms.iou_thres = config.number("iou");
-  nms.max_det = config.integer("max_det");
-  nms.multi_label = true;
-  nms.agnostic = config.flag("agnostic_nms");
 
   spdlog::info("val: {} on {} ({} split, {} images) at imgsz {}", config.str("model"), data.source,
                config.str("split"), dataset->size(), dopt.imgsz);
