@@ -14,7 +14,8 @@ bool is_key(const std::string& s) {
 }
 }  // namespace
 
-std::vector<std::string> rewrite_key_value_args(int argc, const char* const* argv) {
+std::vector<std::string> rewrite_key_value_args(int argc, const char* const* argv,
+                                                const std::function<bool(const std::string&)>& is_flag) {
   std::vector<std::string> out;
   bool literal = false;
   for (int i = 0; i < argc; ++i) {
@@ -27,6 +28,7 @@ std::vector<std::string> rewrite_key_value_args(int argc, const char* const* arg
     const size_t eq = a.find('=');
     // `key=` (no value) stays as it is: as `--key=` CLI11 would take the next argument as its value.
     if (eq != std::string::npos && eq + 1 < a.size() && is_key(a.substr(0, eq))) a = "--" + a;
+    else if (i >= 2 && eq == std::string::npos && is_flag && is_key(a) && is_flag(a)) a = "--" + a;
     out.push_back(std::move(a));
   }
   return out;

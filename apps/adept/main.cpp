@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   adept::app::register_yolo_commands(app);
   adept::app::register_subset_command(app);
 
-  const std::vector<std::string> args = adept::app::rewrite_key_value_args(argc, argv);
+  const std::vector<std::string> args = adept::app::rewrite_key_value_args(argc, argv, adept::app::is_yolo_flag);
   std::vector<const char*> cargs;
   for (const std::string& a : args) cargs.push_back(a.c_str());
   try {

@@ -23,9 +23,9 @@ using models::yolo::Config;
 using models::yolo::OptionSpec;
 
 // The values given on the command line, by key. A bool option takes an optional value, so
-// `--exist_ok`, `--exist_ok true`, `exist_ok=True` and Ultralytics' bare `exist_ok` all set it.
-// A repeated option keeps its last value. Arguments CLI11 does not know (a mistyped key, a bare
-// word) reach Config::set, whose error names the closest option.
+// `--exist_ok`, `--exist_ok true`, `exist_ok=True` and Ultralytics' bare `exist_ok` (rewritten to
+// `--exist_ok` by main) all set it. A repeated option keeps its last value. Arguments CLI11 does
+// not know (a mistyped key, a bare word) reach Config::set, whose error names the closest option.
 struct GivenOptions {
   std::map<std::string, std::string> text;
   std::map<std::string, CLI::Option*> options;
@@ -49,9 +49,8 @@ struct GivenOptions {
       }
       ADEPT_CHECK(!a.empty() && a.find_first_of("/.\\ ") == std::string::npos, ValueError,
                   "unexpected argument '{}': options are key=value or --key value", arg);
-      ADEPT_CHECK(c.spec(a).kind == OptionSpec::Kind::Bool, ValueError,
-                  "YOLO option '{}' needs a value: {}=<value> or --{} <value>", a, a, a);
-      c.set(a, "true");
+      c.spec(a);  // an unknown word: the error names the closest option
+      throw ValueError(fmt::format("YOLO option '{}' needs a value: {}=<value> or --{} <value>", a, a, a));
     }
     return c;
   }
@@ -74,6 +73,12 @@ CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, const std:
 }
 
 }  // namespace
+
+bool is_yolo_flag(const std::string& word) {
+  for (const OptionSpec& s : models::yolo::option_specs())
+    if (s.key == word) return s.kind == OptionSpec::Kind::Bool;
+  return false;
+}
 
 void register_yolo_commands(CLI::App& app) {
   add_yolo_subcommand(app, "train",
