@@ -13,6 +13,11 @@
 
 namespace adept::models::yolo::detail {
 
+void check_optimizer_name(const std::string& name) {
+  ADEPT_CHECK(name == "auto" || name == "SGD" || name == "Adam" || name == "AdamW", ValueError,
+              "YOLO option optimizer='{}' is not supported: use auto, SGD, Adam or AdamW", name);
+}
+
 BuiltOptimizer build_optimizer(nn::Module& model, const Config& config, int64_t nc, int64_t iterations,
                                double weight_decay) {
   std::vector<Tensor> biases, weights, bn_weights;
@@ -26,6 +31,7 @@ BuiltOptimizer build_optimizer(nn::Module& model, const Config& config, int64_t 
     }
   }
   std::string name = config.str("optimizer");
+  check_optimizer_name(name);
   double lr = config.number("lr0"), momentum = config.number("momentum");
   double warmup_bias_lr = config.number("warmup_bias_lr");
   if (name == "auto") {
@@ -58,15 +64,13 @@ BuiltOptimizer build_optimizer(nn::Module& model, const Config& config, int64_t 
     o.momentum = momentum;
     o.nesterov = true;
     out.optimizer = std::make_unique<optim::SGD>(std::move(groups), o);
-  } else if (name == "Adam" || name == "AdamW") {
+  } else {  // Adam or AdamW (check_optimizer_name)
     optim::AdamOptions o;
     o.lr = lr;
     o.betas = {momentum, 0.999};
     o.weight_decay = 0.0;
     if (name == "Adam") out.optimizer = std::make_unique<optim::Adam>(std::move(groups), o);
     else out.optimizer = std::make_unique<optim::AdamW>(std::move(groups), o);
-  } else {
-    throw ValueError(fmt::format("YOLO option optimizer='{}' is not supported: use auto, SGD, Adam or AdamW", name));
   }
   spdlog::info("optimizer: {} with parameter groups: {} biases (no decay), {} weights (decay {:g}), {} BatchNorm "
                "weights (no decay)",

@@ -19,6 +19,9 @@ struct BuiltOptimizer {
   double warmup_bias_lr;   ///< 0 under `auto`, else the option
 };
 
+/// ValueError unless `name` is an optimizer build_optimizer knows: auto, SGD, Adam or AdamW.
+void check_optimizer_name(const std::string& name);
+
 /// Groups the trainable parameters of `model` into 0: biases (no decay), 1: other weights
 /// (decay `weight_decay`), 2: BatchNorm weights (no decay), and builds the optimizer the options
 /// name (`auto` chosen from `iterations` and nc). ValueError for an unknown optimizer name.

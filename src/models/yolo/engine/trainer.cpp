@@ -191,6 +191,7 @@ class Trainer {
   std::function<double(int64_t)> lf_;
   std::unique_ptr<optim::ModelEMA> ema_;
   std::unique_ptr<DetectionLoss> loss_;
+  NmsOptions nms_;  // validation after each epoch
   std::vector<Tensor> params_;
   int64_t epochs_ = 0, batch_size_ = 0, nb_ = 0, nw_ = -1, accumulate_ = 1, last_opt_step_ = -1;
   double nbs_ = 64, warmup_bias_lr_ = 0, best_fitness_ = -1;
@@ -207,13 +208,9 @@ void Trainer::setup() {
   const int64_t imgsz = config_.integer("imgsz");
   ADEPT_CHECK(imgsz >= 32 && imgsz % 32 == 0, ValueError, "YOLO option imgsz must be a multiple of 32 (>= 32), got {}",
               imgsz);
-  const std::string optimizer = config_.str("optimizer");
-  ADEPT_CHECK(optimizer == "auto" || optimizer == "SGD" || optimizer == "Adam" || optimizer == "AdamW", ValueError,
-              "YOLO option optimizer='{}' is not supported: use auto, SGD, Adam or AdamW", optimizer);
-  const double fraction = config_.number("fraction");
-  ADEPT_CHECK(fraction > 0 && fraction <= 1, ValueError, "YOLO option fraction must be in (0, 1], got {}", fraction);
-  detail::loader_workers(config_.integer("workers"));
-  detail::nms_options(config_, 0.001, true, "train");
+  detail::check_optimizer_name(config_.str("optimizer"));
+  const int workers = detail::loader_workers(config_.integer("workers"));
+  nms_ = detail::nms_options(config_, 0.001, /*multi_label=*/true, "train");
   device_ = detail::yolo_device(config_.str("device"), "train");
   data_ = detail::resolve_data(config_.str("data"));
   const int64_t nc = static_cast<int64_t>(data_.names.size());
@@ -254,7 +251,6 @@ void Trainer::setup() {
   vision::DetectionDatasetOptions val_opt;
   val_opt.imgsz = static_cast<int>(imgsz);
   val_set_ = std::make_shared<vision::DetectionDataset>(data_, "val", val_opt);
-  const int workers = detail::loader_workers(config_.integer("workers"));
   const auto seed = static_cast<uint64_t>(config_.integer("seed"));
   train_loader_ = detail::make_loader(train_set_, batch_size_, workers, true, seed);
   val_loader_ = detail::make_loader(val_set_, batch_size_ * 2, workers, false, seed);
@@ -394,7 +390,6 @@ TrainResult Trainer::run() {
                                "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
   const int64_t close_at = epochs_ - config_.integer("close_mosaic");
   const int64_t patience = config_.integer("patience");
-  const NmsOptions nms = detail::nms_options(config_, 0.001, /*multi_label=*/true, "train");
 
   for (int64_t epoch = start_epoch; epoch < epochs_; ++epoch) {
     const auto epoch_t0 = std::chrono::steady_clock::now();
@@ -468,7 +463,7 @@ TrainResult Trainer::run() {
     if (config_.flag("val") || final_epoch) {
       ema_->copy_to(*ema_model_);
       detail::Progress vbar("  val", val_loader_->size());
-      v = validate(*ema_model_, *val_loader_, nms, loss_.get(), [&](int64_t d, int64_t) { vbar.update(d, ""); });
+      v = validate(*ema_model_, *val_loader_, nms_, loss_.get(), [&](int64_t d, int64_t) { vbar.update(d, ""); });
       vbar.finish(fmt::format("P {:.3f} R {:.3f} mAP50 {:.3f} mAP50-95 {:.3f}", v->metrics.mp, v->metrics.mr,
                               v->metrics.map50, v->metrics.map50_95));
     }
