@@ -6,6 +6,21 @@ file(MAKE_DIRECTORY ${ADEPT_SPV_DIR})
 file(GLOB ADEPT_SHADER_INCLUDES ${ADEPT_SHADER_DIR}/*.glsl)
 set(ADEPT_SPV_FILES "")
 
+# The op codes from the op table, as a GLSL header for the shaders and, for the host, the list of
+# ops each shader variant implements (cmake/op_table_glsl.cmake). Editing the table rebuilds both.
+set(ADEPT_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
+set(ADEPT_OP_GLSL ${ADEPT_GENERATED_DIR}/op_table.glsl)
+set(ADEPT_VK_OP_SUPPORT ${ADEPT_GENERATED_DIR}/vk_op_support.inc)
+set(ADEPT_OP_SHADERS ${ADEPT_SHADER_DIR}/unary.comp ${ADEPT_SHADER_DIR}/binary.comp)
+add_custom_command(
+  OUTPUT ${ADEPT_OP_GLSL} ${ADEPT_VK_OP_SUPPORT}
+  COMMAND ${CMAKE_COMMAND} -DTABLE=${CMAKE_CURRENT_SOURCE_DIR}/src/kernels/op_table.def -DOUT_GLSL=${ADEPT_OP_GLSL}
+          -DOUT_INC=${ADEPT_VK_OP_SUPPORT} "-DSHADERS=${ADEPT_OP_SHADERS}"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/op_table_glsl.cmake
+  DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/kernels/op_table.def ${ADEPT_OP_SHADERS}
+          ${CMAKE_CURRENT_SOURCE_DIR}/cmake/op_table_glsl.cmake
+  COMMENT "Generating the shaders' op constants" VERBATIM)
+
 # Type macros per dtype suffix: storage type, compute type, float flag, bool flag.
 set(T_f32 float)
 set(C_f32 float)
@@ -37,8 +52,9 @@ function(adept_shader name source)
   set(spv ${ADEPT_SPV_DIR}/${name}.spv)
   add_custom_command(
     OUTPUT ${spv}
-    COMMAND ${GLSLC} --target-env=vulkan1.2 -O -I${ADEPT_SHADER_DIR} ${ARGN} -o ${spv} ${ADEPT_SHADER_DIR}/${source}
-    DEPENDS ${ADEPT_SHADER_DIR}/${source} ${ADEPT_SHADER_INCLUDES}
+    COMMAND ${GLSLC} --target-env=vulkan1.2 -O -I${ADEPT_SHADER_DIR} -I${ADEPT_GENERATED_DIR} ${ARGN} -o ${spv}
+            ${ADEPT_SHADER_DIR}/${source}
+    DEPENDS ${ADEPT_SHADER_DIR}/${source} ${ADEPT_SHADER_INCLUDES} ${ADEPT_OP_GLSL}
     COMMENT "glslc ${name}" VERBATIM)
   set(ADEPT_SPV_FILES ${ADEPT_SPV_FILES} ${spv} PARENT_SCOPE)
 endfunction()

@@ -20,6 +20,8 @@
 namespace adept {
 
 using Shape = std::vector<int64_t>;
+/// Resolves a negative `dim` against rank `ndim`; IndexError naming `op` when out of range.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op = "dim");
 class Tensor;
 namespace autograd { class Node; }
 

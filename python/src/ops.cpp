@@ -36,18 +36,29 @@ using InplaceUnaryFn = Tensor& (*)(Tensor&);
 using TensorBinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 
 void bind_pointwise(py::module_& m, TensorClass& cls) {
-  const std::pair<const char*, UnaryFn> unary[] = {
-      {"neg", &neg}, {"negative", &neg}, {"abs", &abs}, {"absolute", &abs}, {"sign", &sign}, {"floor", &floor},
-      {"ceil", &ceil}, {"trunc", &trunc}, {"fix", &trunc}, {"exp", &exp}, {"exp2", &exp2}, {"log", &log},
-      {"log2", &log2}, {"log1p", &log1p}, {"expm1", &expm1}, {"sqrt", &sqrt}, {"rsqrt", &rsqrt},
-      {"square", &square}, {"reciprocal", &reciprocal}, {"sin", &sin}, {"cos", &cos}, {"tan", &tan},
-      {"atan", &atan}, {"arctan", &atan}, {"tanh", &tanh}, {"sigmoid", &sigmoid}, {"relu", &relu},
-      {"silu", &silu}, {"erf", &erf}, {"isnan", &isnan}, {"isinf", &isinf}, {"isfinite", &isfinite},
-      {"isposinf", &isposinf}, {"isneginf", &isneginf}, {"logical_not", &logical_not},
-      {"bitwise_not", &bitwise_not}};
-  for (const auto& [name, f] : unary) {
-    UnaryFn fn = f;
-    def_both(m, cls, name, [fn](const Tensor& x) { return fn(x); });
+  // The pointwise family from the op table (src/kernels/op_table.def): names, docstrings and, for
+  // `Plain` rows, the binding itself; aliases bind the same function under another name.
+  struct TableRow { const char* name; UnaryFn fn; const char* doc; };
+  const TableRow unary[] = {
+#define Plain(NAME, DOC) {#NAME, static_cast<UnaryFn>(&adept::NAME), DOC},
+#define Custom(NAME, DOC)
+#define ADEPT_UNARY_OP(E, NAME, DTYPES, GRAD, BIND, DOC) BIND(NAME, DOC)
+#include "kernels/op_table.def"
+#undef Plain
+#undef Custom
+  };
+  for (const TableRow& row : unary) {
+    UnaryFn fn = row.fn;
+    m.def(row.name, [fn](const Tensor& x) { return fn(x); }, py::arg("input"), row.doc);
+    cls.def(row.name, [fn](const Tensor& x) { return fn(x); }, row.doc);
+  }
+  const std::pair<const char*, const char*> aliases[] = {
+#define ADEPT_ALIAS(ALIAS, NAME) {#ALIAS, #NAME},
+#include "kernels/op_table.def"
+  };
+  for (const auto& [alias, name] : aliases) {
+    if (py::hasattr(m, name) && !py::hasattr(m, alias)) m.attr(alias) = m.attr(name);
+    if (py::hasattr(cls, name) && !py::hasattr(cls, alias)) cls.attr(alias) = cls.attr(name);
   }
   const std::pair<const char*, InplaceUnaryFn> unary_[] = {
       {"neg_", &neg_}, {"exp_", &exp_}, {"sqrt_", &sqrt_}, {"relu_", &relu_}, {"sigmoid_", &sigmoid_}};
@@ -200,6 +211,7 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
   def_both(m, cls, "gelu", &gelu, py::kw_only(), py::arg("approximate") = "none");
   def_both(m, cls, "softplus", &softplus, py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
   def_both(m, cls, "leaky_relu", &leaky_relu, py::arg("negative_slope") = 0.01);
+  def_both(m, cls, "hardshrink", &hardshrink, py::arg("lambd") = 0.5);
   def_both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, const Operand& v) {
     if (auto* t = std::get_if<Tensor>(&v)) return masked_fill(x, mask, *t);
     return masked_fill(x, mask, std::get<Scalar>(v));

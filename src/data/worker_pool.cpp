@@ -5,6 +5,8 @@
 // worker i mod N and the order never depends on timing.
 #include "data/worker_pool.h"
 
+#include "core/worker_process.h"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -51,7 +53,6 @@ namespace {
 
 enum : uint8_t { kTask = 1, kExit = 2, kBatch = 3, kError = 4 };
 
-bool g_in_worker = false;
 
 std::vector<std::function<void()>>& start_hooks() {
   static std::vector<std::function<void()>> hooks;
@@ -124,7 +125,6 @@ std::atomic<int> g_pool_counter{0};
 }  // namespace
 
 void register_worker_start_hook(std::function<void()> fn) { start_hooks().push_back(std::move(fn)); }
-bool in_worker_process() { return g_in_worker; }
 
 // Segments the main process has released, filled by batch tensors' deleters (any thread).
 struct FreeList {
@@ -189,7 +189,7 @@ void WorkerPool::spawn(int id) {
 void WorkerPool::worker_main(Worker& self) {
   // In the child: only this thread exists. Never return into the caller's stack, never run the
   // parent's atexit handlers or static destructors: leave with _exit.
-  g_in_worker = true;
+  mark_worker_process();
   // Ctrl-C and SIGTERM sent to the whole process group are the main process's to handle: it stops
   // us and unlinks the shared-memory segments in flight. Without it (killed), our socket closes
   // and we exit on our own.

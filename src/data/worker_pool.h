@@ -57,8 +57,6 @@ struct WorkerPoolOptions {
 /// Registers a function every worker runs right after it starts (e.g. to turn off a library's
 /// thread pool, which a forked child must not use).
 void register_worker_start_hook(std::function<void()> fn);
-/// True in a DataLoader worker process.
-bool in_worker_process();
 
 class WorkerPool {
  public:

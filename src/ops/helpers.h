@@ -7,7 +7,7 @@
 #include "adept/autograd.h"
 #include "adept/ops.h"
 #include "autograd/node.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept {
 

@@ -45,7 +45,7 @@ Tensor run_binary(BinaryOp op, const char* name, const Tensor& a, const Tensor& 
   Tensor out = empty(shape, TensorOptions(out_dtype).set_device(dev));
   NoGradGuard ng;
   Tensor ac = a.to(dev, compute).expand(shape), bc = b.to(dev, compute).expand(shape);
-  binary_kernel().get(dev, name)(op, out, ac, bc);
+  binary_kernel().get(dev, name, static_cast<int>(op), compute)(op, out, ac, bc);
   return out;
 }
 
@@ -187,7 +187,7 @@ Tensor run_unary(UnaryOp op, const char* name, const Tensor& x, Dtype compute, D
   Tensor out = empty_like_layout(x, out_dtype, x.device());
   NoGradGuard ng;
   Tensor xc = x.to(compute);
-  unary_kernel().get(x.device(), name)(op, out, xc, p);
+  unary_kernel().get(x.device(), name, static_cast<int>(op), compute)(op, out, xc, p);
   return out;
 }
 
@@ -541,6 +541,21 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
                   [beta, threshold](const Tensor& g, const Tensor& xx, const Tensor&) {
                     return where(gt(xx * beta, threshold), g, g * sigmoid(xx * beta));
                   }, UnaryParams{beta, threshold});
+}
+
+Tensor logsigmoid(const Tensor& x) {
+  ADEPT_CHECK(x.is_floating_point(), DtypeError, "logsigmoid: not implemented for '{}'", dtype_name(x.dtype()));
+  return unary_op(UnaryOp::LogSigmoid, "logsigmoid", "LogSigmoidBackward0", x, true,
+                  [](const Tensor& g, const Tensor& xx, const Tensor&) { return g * sigmoid(-xx); });
+}
+
+Tensor hardshrink(const Tensor& x, double lambd) {
+  ADEPT_CHECK(x.is_floating_point(), DtypeError, "hardshrink: not implemented for '{}'", dtype_name(x.dtype()));
+  return unary_op(UnaryOp::Hardshrink, "hardshrink", "HardshrinkBackward0", x, false,
+                  [lambd](const Tensor& g, const Tensor& xx, const Tensor&) {
+                    Tensor inside = logical_and(ge(xx, -lambd), le(xx, lambd));
+                    return where(inside, zeros({}, TensorOptions(g.dtype()).set_device(g.device())), g);
+                  }, UnaryParams{lambd});
 }
 
 Tensor leaky_relu(const Tensor& x, double slope) {

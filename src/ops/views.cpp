@@ -59,15 +59,6 @@ Tensor reshape_back(const Tensor& g, const Shape& s) { return g.reshape(s); }
 
 }  // namespace
 
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
-  int64_t n = std::max<int64_t>(ndim, 1);
-  if (dim < -n || dim >= n) {
-    throw IndexError(fmt::format("{}: dimension out of range (expected to be in range of [{}, {}], but got {})", op,
-                                 -n, n - 1, dim));
-  }
-  return dim < 0 ? dim + n : dim;
-}
-
 Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   Shape out = shape;
   int64_t known = 1;

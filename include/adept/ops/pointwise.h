@@ -106,6 +106,12 @@ Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 /// log(1 + exp(beta x)) / beta, linear above `threshold`.
 Tensor softplus(const Tensor& x, double beta = 1, double threshold = 20);
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+/// log(sigmoid(x)) computed as min(x, 0) - log1p(exp(-|x|)) (no overflow for large |x|); floating
+/// dtypes only (DtypeError otherwise). Gradient: sigmoid(-x). torch.nn.functional.logsigmoid.
+Tensor logsigmoid(const Tensor& x);
+/// x where |x| > lambd, else 0 (NaN stays NaN); floating dtypes only (DtypeError otherwise).
+/// Gradient: 1 outside [-lambd, lambd], 0 inside. torch.nn.functional.hardshrink.
+Tensor hardshrink(const Tensor& x, double lambd = 0.5);
 Tensor erf(const Tensor& x);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);

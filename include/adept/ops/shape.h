@@ -11,8 +11,6 @@
 
 namespace adept {
 
-/// Resolves a negative `dim` against rank `ndim`; IndexError naming `op` when out of range.
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op = "dim");
 /// Resolves one -1 in `shape` for `numel` elements; ShapeError if impossible.
 Shape infer_size(const Shape& shape, int64_t numel, const char* op = "view");
 

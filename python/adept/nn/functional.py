@@ -5,6 +5,8 @@ sigmoid = _C.sigmoid
 tanh = _C.tanh
 gelu = _C.gelu
 softplus = _C.softplus
+logsigmoid = _C.logsigmoid
+hardshrink = _C.hardshrink
 one_hot = _C.one_hot
 
 

@@ -2,7 +2,7 @@
 // inner loops over the spatial positions of each (sample, channel) plane.
 #include <cmath>
 
-#include "nn/functional/batch_norm_kernels.h"
+#include "kernels/batch_norm.h"
 
 namespace adept::cpu {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::cpu {
 namespace {
@@ -198,7 +198,7 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       }
     }
   }
-  throw DtypeError(fmt::format("binary op {}: not implemented for dtype {}", static_cast<int>(op),
+  throw DtypeError(fmt::format("{}: not implemented for dtype {}", op_name(op),
                                dtype_name(a.dtype())));
 }
 

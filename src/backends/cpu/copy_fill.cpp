@@ -3,7 +3,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::cpu {
 namespace {

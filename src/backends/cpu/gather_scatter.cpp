@@ -5,7 +5,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::cpu {
 namespace {
@@ -20,7 +20,7 @@ Tensor along_dim_view(const Tensor& t, const Shape& shape, int64_t dim) {
 void gather_cpu(const Tensor& out, const Tensor& x, int64_t dim, const Tensor& index) {
   if (out.numel() == 0) return;
   if (x.dim() == 0) {
-    Tensor(out).copy_(x.expand(out.sizes()));
+    copy_kernel().get(kCPU)(out, restrided(x, out.sizes(), Shape(out.dim(), 0), x.storage_offset()));
     return;
   }
   Tensor xv = along_dim_view(x, out.sizes(), dim);
@@ -38,7 +38,9 @@ void gather_cpu(const Tensor& out, const Tensor& x, int64_t dim, const Tensor& i
 void scatter_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
   if (index.numel() == 0) return;
   if (self.dim() == 0) {
-    Tensor(self).copy_(add ? self + src.reshape({}) : src.reshape({}));
+    const Tensor src0 = restrided(src, {}, {}, src.storage_offset());  // src has one element
+    if (add) binary_kernel().get(kCPU)(BinaryOp::Add, self, self, src0);
+    else copy_kernel().get(kCPU)(self, src0);
     return;
   }
   Tensor sv = along_dim_view(self, index.sizes(), dim);

@@ -3,8 +3,9 @@
 // 16-bit floats are computed in float32 and rounded once at the end.
 #include <cblas.h>
 
-#include "adept/ops.h"
-#include "ops/kernels.h"
+#include "kernels/linalg.h"
+#include "kernels/pointwise.h"
+#include "kernels/tensor_view.h"
 
 namespace adept::cpu {
 namespace {
@@ -32,8 +33,8 @@ template <class T>
 void gemm_batch(const Tensor& out, const Tensor& a_in, const Tensor& b_in) {
   Tensor a = a_in, b = b_in;
   BlasView va, vb;
-  if (!blas_view(a, va)) { a = a.contiguous(); blas_view(a, va); }
-  if (!blas_view(b, vb)) { b = b.contiguous(); blas_view(b, vb); }
+  if (!blas_view(a, va)) { a = contiguous_buffer(a); blas_view(a, va); }
+  if (!blas_view(b, vb)) { b = contiguous_buffer(b); blas_view(b, vb); }
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   const T* pa = a.data_ptr<T>();
   const T* pb = b.data_ptr<T>();
@@ -79,16 +80,19 @@ void gemm_int(const Tensor& out, const Tensor& a, const Tensor& b) {
 void bmm_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (out.numel() == 0) return;
   if (a.size(2) == 0) {
-    Tensor(out).fill_(0);
+    fill_kernel().get(kCPU)(out, 0);
     return;
   }
   switch (out.dtype()) {
     case kFloat32: gemm_batch<float>(out, a, b); break;
     case kFloat64: gemm_batch<double>(out, a, b); break;
     case kFloat16: case kBFloat16: {
-      Tensor o32 = empty(out.sizes(), kFloat32);
-      gemm_batch<float>(o32, a.to(kFloat32), b.to(kFloat32));
-      Tensor(out).copy_(o32);
+      Tensor o32 = kernel_buffer(out.sizes(), kFloat32, kCPU), a32 = kernel_buffer(a.sizes(), kFloat32, kCPU),
+             b32 = kernel_buffer(b.sizes(), kFloat32, kCPU);
+      copy_kernel().get(kCPU)(a32, a);
+      copy_kernel().get(kCPU)(b32, b);
+      gemm_batch<float>(o32, a32, b32);
+      copy_kernel().get(kCPU)(out, o32);
       break;
     }
     case kUInt8: gemm_int<uint8_t>(out, a, b); break;

@@ -7,7 +7,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
-#include "nn/functional/interpolate_kernels.h"
+#include "kernels/interpolate.h"
 
 namespace adept::cpu {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
-#include "nn/functional/pooling_kernels.h"
+#include "kernels/pooling.h"
 
 namespace adept::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // CPU inclusive scans (cumsum, cumprod) along one dim; floats accumulate in double.
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::cpu {
 namespace {
@@ -9,7 +9,7 @@ namespace {
 void scan_cpu(const Tensor& out, const Tensor& in, int64_t dim, bool is_prod) {
   if (out.numel() == 0) return;
   // Iterate over all positions with the scanned dim collapsed to 1.
-  Tensor out0 = out.narrow(dim, 0, 1), in0 = in.narrow(dim, 0, 1);
+  Tensor out0 = narrow_view(out, dim, 0, 1), in0 = narrow_view(in, dim, 0, 1);
   const int64_t n = in.size(dim);
   const int64_t so = out.stride(dim) * static_cast<int64_t>(out.element_size());
   const int64_t si = in.stride(dim) * static_cast<int64_t>(in.element_size());

@@ -4,7 +4,7 @@
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
 #include "backends/cpu/simd.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::cpu {
 namespace {

@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::cpu::simd {
 

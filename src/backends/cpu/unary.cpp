@@ -5,7 +5,7 @@
 #include "backends/cpu/convert.h"
 #include "backends/cpu/loops.h"
 #include "backends/cpu/simd.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::cpu {
 namespace {
@@ -83,6 +83,8 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, const Unary
     ADEPT_UNARY_CASE(Softplus, x * a > b ? x : std::log1p(std::exp(x * a)) / a)
     ADEPT_UNARY_CASE(LeakyRelu, x > C(0) ? x : x * a)
     ADEPT_UNARY_CASE(Erf, std::erf(x))
+    ADEPT_UNARY_CASE(LogSigmoid, std::min(x, C(0)) - std::log1p(std::exp(-std::abs(x))))
+    ADEPT_UNARY_CASE(Hardshrink, x >= -a && x <= a ? C(0) : x)  // NaN stays NaN
     ADEPT_UNARY_CASE(PowScalar, a == C(2) ? x * x : a == C(0.5) ? std::sqrt(x) : std::pow(x, a))
     ADEPT_UNARY_CASE(Clamp, std::isnan(x) ? x : std::min(std::max(x, a), b))
     ADEPT_UNARY_CASE(NanToNum, std::isnan(x) ? a : (x == std::numeric_limits<C>::infinity() ? b
@@ -96,7 +98,7 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, const Unary
     default:
       break;
   }
-  throw DtypeError(fmt::format("unary op {}: not implemented for dtype {}", static_cast<int>(op),
+  throw DtypeError(fmt::format("{}: not implemented for dtype {}", op_name(op),
                                dtype_name(in.dtype())));
 }
 
@@ -131,7 +133,7 @@ void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, const Unary
     default:
       break;
   }
-  throw DtypeError(fmt::format("unary op {}: not implemented for dtype {}", static_cast<int>(op),
+  throw DtypeError(fmt::format("{}: not implemented for dtype {}", op_name(op),
                                dtype_name(in.dtype())));
 }
 

@@ -7,7 +7,7 @@
 
 #include "adept/errors.h"
 #include "backends/vulkan/allocator.h"
-#include "data/worker_pool.h"
+#include "core/worker_process.h"
 #include "backends/vulkan/pipeline.h"
 #include "backends/vulkan/stream.h"
 
@@ -172,7 +172,7 @@ bool Context::available() { return holder().instance != VK_NULL_HANDLE && !holde
 Context& Context::get(int index) {
   // A forked DataLoader worker must not touch the parent's device (nor take locks another
   // thread of the parent may have held at fork time).
-  ADEPT_CHECK(!data::detail::in_worker_process(), DeviceError,
+  ADEPT_CHECK(!in_worker_process(), DeviceError,
               "vulkan: DataLoader worker processes must not use a GPU device; return CPU tensors from the "
               "dataset and move batches to the device in the main process");
   static std::mutex mu;

@@ -1,11 +1,65 @@
 // Vulkan kernels for copy/convert, fill, unary, binary and where.
 #include <cstring>
 
+#include <bitset>
+
 #include "backends/vulkan/launch.h"
-#include "ops/kernels.h"
+#include "kernels/pointwise.h"
 
 namespace adept::vk {
 namespace {
+
+// The op codes each variant of the unary and binary shaders implements (generated from their `case`
+// labels), so that the host refuses the others before recording anything.
+struct VariantOps {
+  std::bitset<64> float_ops, int_ops;
+  VariantOps& add(const char* variant, int code) {
+    const std::string v(variant);
+    if (v != "int") float_ops.set(code);
+    if (v != "float") int_ops.set(code);
+    return *this;
+  }
+  bool has(int code, Dtype d) const {
+    if (d == kFloat32 || d == kFloat16) return float_ops.test(code);
+    if (d == kInt32 || d == kInt64 || d == kBool) return int_ops.test(code);
+    return false;  // no shader variant for this dtype
+  }
+};
+static_assert(kNumUnaryOps <= 64 && kNumBinaryOps <= 64, "VariantOps holds 64 codes per family");
+
+const VariantOps& unary_ops() {
+  static const VariantOps v = [] {
+    VariantOps r;
+#define ADEPT_VK_UNARY(VARIANT, CODE) r.add(#VARIANT, static_cast<int>(UnaryOp::CODE));
+#define ADEPT_VK_BINARY(VARIANT, CODE)
+#include "vk_op_support.inc"
+#undef ADEPT_VK_UNARY
+#undef ADEPT_VK_BINARY
+    return r;
+  }();
+  return v;
+}
+const VariantOps& binary_ops() {
+  static const VariantOps v = [] {
+    VariantOps r;
+#define ADEPT_VK_UNARY(VARIANT, CODE)
+#define ADEPT_VK_BINARY(VARIANT, CODE) r.add(#VARIANT, static_cast<int>(BinaryOp::CODE));
+#include "vk_op_support.inc"
+#undef ADEPT_VK_UNARY
+#undef ADEPT_VK_BINARY
+    return r;
+  }();
+  return v;
+}
+bool unary_supports(int code, Dtype d) { return unary_ops().has(code, d); }
+bool binary_supports(int code, Dtype d) { return binary_ops().has(code, d); }
+
+// The dispatching op checks support first; a direct kernel call gets the same error.
+void require(bool ok, const char* op, Dtype d) {
+  if (!ok) {
+    throw NotImplementedForDevice(fmt::format("{}: not implemented for device 'vulkan' and dtype {}", op, dtype_name(d)));
+  }
+}
 
 void copy_vk(const Tensor& dst, const Tensor& src) {
   std::string shader = "copy_" + dtype_suffix(dst.dtype(), "copy") + "_" + dtype_suffix(src.dtype(), "copy");
@@ -34,6 +88,7 @@ void fill_vk(const Tensor& dst, const Scalar& value) {
 }
 
 void unary_vk(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params) {
+  require(unary_supports(static_cast<int>(op), in.dtype()), op_name(op), in.dtype());
   std::string shader = "unary_" + dtype_suffix(out.dtype(), "unary") + "_" + dtype_suffix(in.dtype(), "unary");
   ElementwisePush p;
   p.a = static_cast<float>(params.a);
@@ -43,10 +98,7 @@ void unary_vk(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams
 }
 
 void binary_vk(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  if (!is_floating_point(a.dtype()) && (op == BinaryOp::Div || op == BinaryOp::Pow || op == BinaryOp::Atan2)) {
-    throw NotImplementedForDevice(fmt::format("binary op {} on {} is not implemented for device 'vulkan'",
-                                              static_cast<int>(op), dtype_name(a.dtype())));
-  }
+  require(binary_supports(static_cast<int>(op), a.dtype()), op_name(op), a.dtype());
   std::string shader = "binary_" + dtype_suffix(out.dtype(), "binary") + "_" + dtype_suffix(a.dtype(), "binary");
   launch_elementwise("binary", shader, {static_cast<int32_t>(op)}, {&out, &a, &b}, {});
 }
@@ -59,8 +111,8 @@ void where_vk(const Tensor& out, const Tensor& cond, const Tensor& a, const Tens
 
 ADEPT_REGISTER_KERNEL(copy_kernel, Vulkan, copy_vk)
 ADEPT_REGISTER_KERNEL(fill_kernel, Vulkan, fill_vk)
-ADEPT_REGISTER_KERNEL(unary_kernel, Vulkan, unary_vk)
-ADEPT_REGISTER_KERNEL(binary_kernel, Vulkan, binary_vk)
+ADEPT_REGISTER_KERNEL_SUPPORTING(unary_kernel, Vulkan, unary_vk, unary_supports)
+ADEPT_REGISTER_KERNEL_SUPPORTING(binary_kernel, Vulkan, binary_vk, binary_supports)
 ADEPT_REGISTER_KERNEL(where_kernel, Vulkan, where_vk)
 
 }  // namespace adept::vk

@@ -1,7 +1,6 @@
 // Vulkan kernels for reductions over any dims and batched matmul.
-#include "adept/ops.h"
 #include "backends/vulkan/launch.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::vk {
 namespace {
@@ -29,12 +28,12 @@ bool reduce_in_chunks(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t
   const int64_t n_chunks = (in.size(d) + chunk - 1) / chunk;
   Shape ps = out.sizes();
   ps.insert(ps.begin(), n_chunks);
-  Tensor partial = empty(ps, TensorOptions(out.dtype()).set_device(out.device()));
+  Tensor partial = kernel_buffer(ps, out.dtype(), out.device());
   for (int64_t i = 0; i < n_chunks; ++i) {
     int64_t start = i * chunk, len = std::min(chunk, in.size(d) - start);
-    reduce_vk(op, partial.select(0, i), in.narrow(d, start, len), mask);
+    reduce_vk(op, select_view(partial, 0, i), narrow_view(in, d, start, len), mask);
   }
-  reduce_vk(op, out.unsqueeze(0), partial, 1);
+  reduce_vk(op, unsqueeze_view(out, 0), partial, 1);
   return true;
 }
 
@@ -124,10 +123,10 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
   const uint32_t limit = context_of(out).info().loop_iteration_limit;
   const int64_t k_max = static_cast<int64_t>(limit) / 64 * 16;  // ~32 loop steps per 16-deep K tile, half budget
   if (limit && a.size(2) > k_max) {
-    Tensor part = empty(out.sizes(), TensorOptions(out.dtype()).set_device(out.device()));
+    Tensor part = kernel_buffer(out.sizes(), out.dtype(), out.device());
     for (int64_t k0 = 0; k0 < a.size(2); k0 += k_max) {
       int64_t len = std::min(k_max, a.size(2) - k0);
-      bmm_vk(k0 == 0 ? out : part, a.narrow(2, k0, len), b.narrow(1, k0, len));
+      bmm_vk(k0 == 0 ? out : part, narrow_view(a, 2, k0, len), narrow_view(b, 1, k0, len));
       if (k0 > 0) binary_kernel().get(out.device(), "matmul")(BinaryOp::Add, out, out, part);
     }
     return;

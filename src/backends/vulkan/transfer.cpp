@@ -6,7 +6,7 @@
 #include "adept/storage.h"
 #include "backends/vulkan/allocator.h"
 #include "backends/vulkan/launch.h"
-#include "ops/kernels.h"
+#include "kernels/kernels.h"
 
 namespace adept::vk {
 namespace {

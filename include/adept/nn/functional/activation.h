@@ -10,8 +10,10 @@
 namespace adept::nn::functional {
 
 using adept::gelu;
+using adept::hardshrink;
 using adept::leaky_relu;
 using adept::log_softmax;
+using adept::logsigmoid;
 using adept::relu;
 using adept::sigmoid;
 using adept::silu;

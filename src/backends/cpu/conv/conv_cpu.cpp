@@ -1,7 +1,8 @@
-// Registers the CPU conv2d kernels: each call runs the algorithm the op layer resolved (geometry.algo)
-// on float or double buffers. Also the BLAS GEMM wrapper the algorithms share.
+// Registers the CPU conv2d kernels: each call runs the algorithm of choose_algo (algo.h) on float or
+// double buffers. Also the BLAS GEMM wrapper the algorithms share.
 #include <cblas.h>
 
+#include "backends/cpu/conv/algo.h"
 #include "backends/cpu/conv/conv_cpu.h"
 
 namespace adept::cpu::conv {
@@ -28,20 +29,21 @@ const T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
 }
 
-[[noreturn]] void unsupported(const char* what, const ConvGeometry& g) {
-  throw ValueError(fmt::format("conv2d: algorithm '{}' has no {} kernel", conv_algo_name(g.algo), what));
+[[noreturn]] void unsupported(const char* what, ConvAlgo a) {
+  throw ValueError(fmt::format("conv2d: algorithm '{}' has no {} kernel", conv_algo_name(a), what));
 }
 
 template <class T>
 void forward(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeometry& g) {
   T* yp = y.data_ptr<T>();
   const T *xp = x.data_ptr<T>(), *wp = w.data_ptr<T>(), *bp = ptr_or_null<T>(b);
-  switch (g.algo) {
+  const ConvAlgo a = choose_algo(g, ConvDir::Forward);
+  switch (a) {
     case ConvAlgo::Reference: reference_forward(yp, xp, wp, bp, g); break;
     case ConvAlgo::Im2col: im2col_forward(yp, xp, wp, bp, g); break;
     case ConvAlgo::Winograd: winograd_forward(yp, xp, wp, bp, g); break;
     case ConvAlgo::Depthwise: depthwise_forward(yp, xp, wp, bp, g); break;
-    default: unsupported("forward", g);
+    default: unsupported("forward", a);
   }
 }
 
@@ -49,12 +51,13 @@ template <class T>
 void backward_input(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g) {
   T* gxp = gx.data_ptr<T>();
   const T *gyp = gy.data_ptr<T>(), *wp = w.data_ptr<T>();
-  switch (g.algo) {
+  const ConvAlgo a = choose_algo(g, ConvDir::Input);
+  switch (a) {
     case ConvAlgo::Reference: reference_backward_input(gxp, gyp, wp, g); break;
     case ConvAlgo::Im2col: im2col_backward_input(gxp, gyp, wp, g); break;
     case ConvAlgo::Winograd: winograd_backward_input(gxp, gyp, wp, g); break;
     case ConvAlgo::Depthwise: depthwise_backward_input(gxp, gyp, wp, g); break;
-    default: unsupported("input-gradient", g);
+    default: unsupported("input-gradient", a);
   }
 }
 
@@ -62,11 +65,12 @@ template <class T>
 void backward_weight(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g) {
   T* gwp = gw.data_ptr<T>();
   const T *xp = x.data_ptr<T>(), *gyp = gy.data_ptr<T>();
-  switch (g.algo) {
+  const ConvAlgo a = choose_algo(g, ConvDir::Weight);
+  switch (a) {
     case ConvAlgo::Reference: reference_backward_weight(gwp, xp, gyp, g); break;
     case ConvAlgo::Im2col: im2col_backward_weight(gwp, xp, gyp, g); break;
     case ConvAlgo::Depthwise: depthwise_backward_weight(gwp, xp, gyp, g); break;
-    default: unsupported("weight-gradient", g);
+    default: unsupported("weight-gradient", a);
   }
 }
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "nn/functional/conv_kernels.h"
+#include "kernels/conv.h"
 
 namespace adept::cpu::conv {
 

@@ -1,8 +1,12 @@
 #version 450
-// out = a OP b elementwise (OP: specialization constant, BinaryOp's numbering).
+// out = a OP b elementwise (OP: specialization constant, a BINARY_* code of the generated
+// op_table.glsl). The `case` labels after each `@variant` marker are the ops that variant implements
+// (read at build time; `all` is every variant). Integer division (Div) is not implemented: GLSL leaves
+// the rounding of negative quotients to the driver.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elementwise_pc.glsl"
+#include "op_table.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
@@ -47,35 +51,38 @@ void main() {
     C_1 x = C_1(a_[idx(i, 1u)]);
     C_1 y = C_1(b_[idx(i, 2u)]);
     C_0 r;
-    if (OP == 0) r = C_0(x + y);
-    else if (OP == 1) r = C_0(x - y);
-    else if (OP == 2) r = C_0(x * y);
-    else if (OP == 3) r = C_0(x / y);
-    else if (OP == 4) r = C_0(floor_div(x, y));
-    else if (OP == 5) r = C_0(rem(x, y));
+    switch (OP) {
+      // @variant all
+      case BINARY_Add: r = C_0(x + y); break;
+      case BINARY_Sub: r = C_0(x - y); break;
+      case BINARY_Mul: r = C_0(x * y); break;
+      case BINARY_FloorDivide: r = C_0(floor_div(x, y)); break;
+      case BINARY_Remainder: r = C_0(rem(x, y)); break;
+      case BINARY_Maximum: r = C_0(maxv(x, y)); break;
+      case BINARY_Minimum: r = C_0(minv(x, y)); break;
+      case BINARY_Eq: r = C_0(x == y); break;
+      case BINARY_Ne: r = C_0(x != y); break;
+      case BINARY_Lt: r = C_0(x < y); break;
+      case BINARY_Le: r = C_0(x <= y); break;
+      case BINARY_Gt: r = C_0(x > y); break;
+      case BINARY_Ge: r = C_0(x >= y); break;
+      case BINARY_LogicalAnd: r = C_0((x != C_1(0)) && (y != C_1(0))); break;
+      case BINARY_LogicalOr: r = C_0((x != C_1(0)) || (y != C_1(0))); break;
+      case BINARY_LogicalXor: r = C_0((x != C_1(0)) != (y != C_1(0))); break;
 #if IS_FLOAT
-    else if (OP == 6) r = C_0(pow_signed(x, y));
+      // @variant float
+      case BINARY_Div: r = C_0(x / y); break;
+      case BINARY_Pow: r = C_0(pow_signed(x, y)); break;
+      case BINARY_Atan2: r = C_0(atan(x, y)); break;
+#else
+      // @variant int
+      case BINARY_BitwiseAnd: r = C_0(x & y); break;
+      case BINARY_BitwiseOr: r = C_0(x | y); break;
+      case BINARY_BitwiseXor: r = C_0(x ^ y); break;
 #endif
-    else if (OP == 7) r = C_0(maxv(x, y));
-    else if (OP == 8) r = C_0(minv(x, y));
-#if IS_FLOAT
-    else if (OP == 9) r = C_0(atan(x, y));
-#endif
-    else if (OP == 10) r = C_0(x == y);
-    else if (OP == 11) r = C_0(x != y);
-    else if (OP == 12) r = C_0(x < y);
-    else if (OP == 13) r = C_0(x <= y);
-    else if (OP == 14) r = C_0(x > y);
-    else if (OP == 15) r = C_0(x >= y);
-    else if (OP == 16) r = C_0((x != C_1(0)) && (y != C_1(0)));
-    else if (OP == 17) r = C_0((x != C_1(0)) || (y != C_1(0)));
-    else if (OP == 18) r = C_0((x != C_1(0)) != (y != C_1(0)));
-#if !IS_FLOAT
-    else if (OP == 19) r = C_0(x & y);
-    else if (OP == 20) r = C_0(x | y);
-    else if (OP == 21) r = C_0(x ^ y);
-#endif
-    else r = C_0(0);
+      // @end
+      default: return;  // unreachable: the host refuses the ops a variant lacks (no value is written)
+    }
 #if OUT_BOOL
     out_[idx(i, 0u)] = T_0(r != C_0(0) ? 1 : 0);
 #else

@@ -1,11 +1,12 @@
 #version 450
 // Reduction over any set of dims: one workgroup per output element, whose 256 threads fold strided
 // parts of the reduced sub-block and combine in shared memory; or, for short reductions with many
-// outputs (PER_THREAD), one invocation per output element. OP follows ReduceOp's numbering
+// outputs (PER_THREAD), one invocation per output element. OP is a REDUCE_* code of the generated op_table.glsl
 // (Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any). Max/Min propagate NaN; Arg* return the first
 // index of the extreme value (NaN counts as the extreme), as int64.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "op_table.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
 // PER_THREAD: one invocation per output element (small reductions with many outputs).
@@ -27,19 +28,19 @@ bool is_nan_acc(ACC v) {
 }
 
 ACC identity() {
-  if (OP == 0 || OP == 7) return ACC(0);
-  if (OP == 1 || OP == 6) return ACC(1);
+  if (OP == REDUCE_Sum || OP == REDUCE_Any) return ACC(0);
+  if (OP == REDUCE_Prod || OP == REDUCE_All) return ACC(1);
   return ACC(0);  // Max/Min/Arg*: the first element replaces it (idx < 0 marks "empty")
 }
 
 // Folds (v, i) into (acc, best). best < 0 means nothing folded yet.
 void fold(inout ACC acc, inout int best, ACC v, int i) {
-  if (OP == 0) { acc += v; best = 0; }
-  else if (OP == 1) { acc *= v; best = 0; }
-  else if (OP == 6) { acc = ACC((acc != ACC(0)) && (v != ACC(0))); best = 0; }
-  else if (OP == 7) { acc = ACC((acc != ACC(0)) || (v != ACC(0))); best = 0; }
+  if (OP == REDUCE_Sum) { acc += v; best = 0; }
+  else if (OP == REDUCE_Prod) { acc *= v; best = 0; }
+  else if (OP == REDUCE_All) { acc = ACC((acc != ACC(0)) && (v != ACC(0))); best = 0; }
+  else if (OP == REDUCE_Any) { acc = ACC((acc != ACC(0)) || (v != ACC(0))); best = 0; }
   else {
-    bool is_max = (OP == 2 || OP == 4);
+    bool is_max = (OP == REDUCE_Max || OP == REDUCE_ArgMax);
     bool take;
     if (best < 0) take = true;
     else if (is_nan_acc(acc)) take = is_nan_acc(v) && i < best;
@@ -101,11 +102,11 @@ void main() {
       ACC a = s_val[lid];
       int ai = s_idx[lid];
       if (s_idx[lid + w] >= 0) {
-        if (OP <= 1 || OP >= 6) {
+        if (OP <= REDUCE_Prod || OP >= REDUCE_All) {
           ACC b = s_val[lid + w];
-          if (OP == 0) a += b;
-          else if (OP == 1) a *= b;
-          else if (OP == 6) a = ACC((a != ACC(0)) && (b != ACC(0)));
+          if (OP == REDUCE_Sum) a += b;
+          else if (OP == REDUCE_Prod) a *= b;
+          else if (OP == REDUCE_All) a = ACC((a != ACC(0)) && (b != ACC(0)));
           else a = ACC((a != ACC(0)) || (b != ACC(0)));
           ai = 0;
         } else {

@@ -1,6 +1,8 @@
 // Shared setup of the YOLO engine's modes (setup.h).
 #include "models/yolo/engine/setup.h"
 
+#include "adept/supported.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "adept/errors.h"
 #include "adept/models/yolo/yolo11.h"
 #include "adept/ops/creation.h"
+#include "adept/supported.h"
 #include "adept/vision/detection_collate.h"
 #include "adept/vision/synthetic_shapes.h"
 
@@ -69,15 +72,20 @@ Device yolo_device(const std::string& device, const char* mode) {
     throw ValueError(fmt::format("YOLO option device='{}' is invalid: {}", device, e.what()));
   }
   if (d.is_cpu()) return d;
-  try {
-    NoGradGuard no_grad;
-    Yolo11 probe("n", 1);
-    probe.eval();
-    probe.to(d);
-    probe.forward(zeros({1, 3, 32, 32}, TensorOptions(d)));
-  } catch (const NotImplementedForDevice& e) {
-    throw NotImplementedForDevice(fmt::format("{}: YOLO11 cannot run on device '{}' yet ({}); use device=cpu", mode,
-                                              device, e.what()));
+  // Every op YOLO11's forward, loss, assigner, NMS and optimizers call, float32, with backward for
+  // training: the registry lists all missing kernels at once, before any data or run folder.
+  static const std::vector<std::string> kYoloOps = {
+      "conv2d", "batch_norm", "silu", "max_pool2d", "interpolate", "cat", "split", "chunk", "stack", "view",
+      "reshape", "permute", "transpose", "flatten", "narrow", "select", "squeeze", "unsqueeze", "copy_", "add",
+      "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "atan", "cos", "sigmoid", "softmax", "log_softmax",
+      "matmul", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "maximum", "minimum", "clamp",
+      "floor", "ceil", "round", "remainder", "isfinite", "where", "gt", "lt", "ge", "le", "eq", "logical_and",
+      "topk", "sort", "gather", "index_select", "nonzero", "arange", "meshgrid", "zeros", "full", "tensor",
+      "binary_cross_entropy_with_logits"};
+  const std::vector<std::string> missing = missing_kernels(kYoloOps, d, kFloat32, std::string(mode) == "train");
+  if (!missing.empty()) {
+    throw NotImplementedForDevice(fmt::format("{}: YOLO11 cannot run on device '{}' yet: it lacks {}; use device=cpu",
+                                              mode, device, fmt::join(missing, ", ")));
   }
   return d;
 }

@@ -1,21 +1,14 @@
 // batch_norm, layer_norm, group_norm. layer/group norm and batch norm in eval mode are composed of
 // tensor ops; batch norm in training mode uses the fused per-channel kernels where the device has
 // them (float32/float64), else batch_norm_composed, the reference the fused path is tested against.
-#include "adept/nn/functional/normalization.h"
+#include "adept/ops/normalization.h"
 
-#include "nn/functional/batch_norm_kernels.h"
-#include "nn/functional/normalization_internal.h"
+#include "kernels/batch_norm.h"
+#include "ops/normalization_internal.h"
 #include "ops/helpers.h"
 
 namespace adept {
 
-ADEPT_DEFINE_KERNEL(batch_norm_stats_kernel, void(const Tensor&, const Tensor&, const Tensor&))
-ADEPT_DEFINE_KERNEL(batch_norm_apply_kernel,
-                    void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&))
-ADEPT_DEFINE_KERNEL(batch_norm_backward_kernel, void(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                                                     const Tensor&, const Tensor&, const Tensor&, const Tensor&))
-
-namespace nn::functional {
 namespace {
 
 using Grads = std::vector<Tensor>;
@@ -225,5 +218,4 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   return affine(y, weight, bias, channel_shape(input));
 }
 
-}  // namespace nn::functional
 }  // namespace adept

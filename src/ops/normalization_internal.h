@@ -3,11 +3,11 @@
 #pragma once
 #include "adept/tensor.h"
 
-namespace adept::nn::functional {
+namespace adept {
 
 /// Training-mode batch norm of input (N, C, *) from ops (autograd through the batch statistics);
 /// mean_out / var_out receive the batch mean and biased variance, shape (C), without history.
 Tensor batch_norm_composed(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps, Tensor& mean_out,
                            Tensor& var_out);
 
-}  // namespace adept::nn::functional
+}  // namespace adept

@@ -1,20 +1,16 @@
 // interpolate: argument rules of torch.nn.functional.interpolate, PyTorch's source-index/weight formulas
 // per mode (turned into tap tables) and autograd over the separable resampling kernels.
-#include "adept/nn/functional/interpolate.h"
+#include "adept/ops/interpolate.h"
 
 #include <cmath>
 #include <memory>
 
-#include "adept/nn/functional/pooling.h"
-#include "nn/functional/interpolate_kernels.h"
+#include "adept/ops/pooling.h"
+#include "kernels/interpolate.h"
 #include "ops/helpers.h"
 
 namespace adept {
 
-ADEPT_DEFINE_KERNEL(interpolate_kernel, void(const Tensor&, const Tensor&, const InterpTaps&, const InterpTaps&))
-ADEPT_DEFINE_KERNEL(interpolate_backward_kernel, void(const Tensor&, const Tensor&, const InterpTaps&, const InterpTaps&))
-
-namespace nn::functional {
 namespace {
 
 using autograd::record;
@@ -240,5 +236,4 @@ Tensor interpolate(const Tensor& input, std::optional<Shape> size, std::optional
   return resample(input, out_shape, r);
 }
 
-}  // namespace nn::functional
 }  // namespace adept

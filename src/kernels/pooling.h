@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "adept/tensor.h"
-#include "ops/dispatch.h"
+#include "kernels/registry.h"
 
 namespace adept {
 

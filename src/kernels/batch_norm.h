@@ -2,7 +2,7 @@
 // Operands are viewed as (N, C, S): batch, channel, all spatial positions; x, dy, dx and out are
 // contiguous and of one float dtype; per-channel vectors are (C) contiguous float64.
 #pragma once
-#include "ops/dispatch.h"
+#include "kernels/registry.h"
 #include "adept/tensor.h"
 
 namespace adept {

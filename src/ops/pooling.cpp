@@ -1,21 +1,15 @@
 // 2-d pooling ops: argument checks, output geometry (PyTorch's rules) and autograd over the pooling kernel
 // families. Every backward is itself recorded, so gradients of gradients work.
-#include "adept/nn/functional/pooling.h"
+#include "adept/ops/pooling.h"
 
 #include <functional>
 #include <numeric>
 
-#include "nn/functional/pooling_kernels.h"
+#include "kernels/pooling.h"
 #include "ops/helpers.h"
 
 namespace adept {
 
-ADEPT_DEFINE_KERNEL(max_pool2d_kernel, void(const Tensor&, const Tensor&, const Tensor&, const Pool2dGeometry&))
-ADEPT_DEFINE_KERNEL(avg_pool2d_kernel, void(const Tensor&, const Tensor&, const Pool2dGeometry&))
-ADEPT_DEFINE_KERNEL(avg_pool2d_backward_kernel, void(const Tensor&, const Tensor&, const Pool2dGeometry&))
-ADEPT_DEFINE_KERNEL(plane_scatter_kernel, void(const Tensor&, const Tensor&, const Tensor&, bool))
-
-namespace nn::functional {
 namespace {
 
 using autograd::record;
@@ -275,5 +269,4 @@ Tensor max_unpool2d(const Tensor& input, const Tensor& indices, IntPair kernel_s
                         op, "MaxUnpool2DBackward0");
 }
 
-}  // namespace nn::functional
 }  // namespace adept

@@ -1,92 +1,26 @@
-// conv2d / conv_transpose2d: argument checks (PyTorch's errors), shapes, algorithm selection and autograd.
+// conv2d / conv_transpose2d: argument checks (PyTorch's errors), shapes and autograd (each backend
+// chooses its algorithm).
 // Three differentiable internal ops (forward, input-gradient, weight-gradient) are each other's
 // gradients, so backward and double backward all run on the dedicated kernels.
-#include "adept/nn/functional/conv.h"
+#include "adept/ops/conv.h"
 
-#include <cstdlib>
-#include <cstring>
-
-#include "nn/functional/conv_kernels.h"
+#include "kernels/conv.h"
 #include "ops/helpers.h"
 
 namespace adept {
 
-ADEPT_DEFINE_KERNEL(conv2d_forward_kernel,
-                    void(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias, const ConvGeometry& g))
-ADEPT_DEFINE_KERNEL(conv2d_backward_input_kernel,
-                    void(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g))
-ADEPT_DEFINE_KERNEL(conv2d_backward_weight_kernel,
-                    void(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g))
-
-const char* conv_algo_name(ConvAlgo a) {
-  switch (a) {
-    case ConvAlgo::Auto: return "auto";
-    case ConvAlgo::Reference: return "reference";
-    case ConvAlgo::Im2col: return "im2col";
-    case ConvAlgo::Winograd: return "winograd";
-    case ConvAlgo::Depthwise: return "depthwise";
-  }
-  return "?";
-}
-
-namespace nn::functional {
 namespace {
 
 using autograd::record;
 using autograd::SavedTensor;
 using Grads = std::vector<Tensor>;
 
-enum class Dir { Forward, Input, Weight };
-
-// ADEPT_CONV_ALGO, read on every call so tests and users can switch it at run time.
-ConvAlgo forced_algo(const char* op) {
-  const char* env = std::getenv("ADEPT_CONV_ALGO");
-  if (!env || !*env || std::strcmp(env, "auto") == 0) return ConvAlgo::Auto;
-  for (ConvAlgo a : {ConvAlgo::Reference, ConvAlgo::Im2col, ConvAlgo::Winograd, ConvAlgo::Depthwise}) {
-    if (std::strcmp(env, conv_algo_name(a)) == 0) return a;
-  }
-  throw ValueError(fmt::format("{}: unknown ADEPT_CONV_ALGO '{}' (expected auto, reference, im2col, winograd or depthwise)",
-                               op, env));
-}
-
-bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C_in && g.C_out % g.C_in == 0; }
-bool is_winograd_shape(const ConvGeometry& g) {
-  return g.kH == 3 && g.kW == 3 && g.stride_h == 1 && g.stride_w == 1 && g.dil_h == 1 && g.dil_w == 1;
-}
-
-bool supports(ConvAlgo a, const ConvGeometry& g, Dir d) {
-  switch (a) {
-    case ConvAlgo::Reference: case ConvAlgo::Im2col: return true;
-    case ConvAlgo::Depthwise: return is_depthwise(g);
-    case ConvAlgo::Winograd:
-      return is_winograd_shape(g) && (d == Dir::Forward || (d == Dir::Input && g.pad_h <= 2 && g.pad_w <= 2));
-    default: return false;
-  }
-}
-
-// The selection rule documented in conv.h. Winograd is not auto-selected: measured on the YOLO11n shapes
-// (bench/conv_vs_torch.py) its scalar transforms lose to im2col whenever OpenBLAS runs its AVX-512 kernels.
-ConvAlgo auto_algo(const ConvGeometry& g, Dir) { return is_depthwise(g) ? ConvAlgo::Depthwise : ConvAlgo::Im2col; }
-
-ConvGeometry resolved(ConvGeometry g, Dir d, const char* op) {
-  ConvAlgo f = forced_algo(op);
-  g.algo = f != ConvAlgo::Auto && supports(f, g, d) ? f : auto_algo(g, d);
+TensorOptions opts(const Tensor& t) { return TensorOptions(t.dtype()).set_device(t.device()); }
+// The geometry of a gradient computation: never strict (see ConvGeometry::strict).
+ConvGeometry relaxed(ConvGeometry g) {
+  g.strict = false;
   return g;
 }
-
-// The public op's own direction must be computable by a forced algorithm (its autograd helpers fall back).
-void check_forced(const ConvGeometry& g, Dir d, const char* op) {
-  ConvAlgo f = forced_algo(op);
-  ADEPT_CHECK(f == ConvAlgo::Auto || supports(f, g, d), ValueError,
-              "{}: ADEPT_CONV_ALGO={} cannot compute this convolution (weight {}x{}, stride ({}, {}), dilation ({}, {}), "
-              "groups {}, {} -> {} channels{})", op, conv_algo_name(f), g.kH, g.kW, g.stride_h, g.stride_w, g.dil_h,
-              g.dil_w, g.groups, g.C_in, g.C_out,
-              f == ConvAlgo::Winograd ? ": winograd needs 3x3, stride 1, dilation 1 (and padding <= 2 for the "
-                                        "transposed conv)"
-              : f == ConvAlgo::Depthwise ? ": depthwise needs groups == input channels" : "");
-}
-
-TensorOptions opts(const Tensor& t) { return TensorOptions(t.dtype()).set_device(t.device()); }
 
 Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeometry& g);
 Tensor conv_input_grad(const Tensor& gy, const Tensor& w, const ConvGeometry& g, const char* node);
@@ -101,15 +35,15 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
       if (b.defined()) y.copy_(b.detach().view({1, g.C_out, 1, 1}).expand(y.sizes()));
     } else {
       conv2d_forward_kernel().get(x.device(), "conv2d")(y, x.detach().contiguous(), w.detach().contiguous(),
-                                                        b.defined() ? b.detach().contiguous() : b, resolved(g, Dir::Forward, "conv2d"));
+                                                        b.defined() ? b.detach().contiguous() : b, g);
     }
   }
   if (autograd::needs_grad({&x, &w, &b})) {
     const bool nx = x.requires_grad(), nw = w.requires_grad(), nb = b.defined() && b.requires_grad();
     SavedTensor X = nw ? x : Tensor(), W = nx ? w : Tensor();
     record("ConvolutionBackward0", {x, w, b}, {y}, [=](const Grads& gr) {
-      return Grads{nx ? conv_input_grad(gr[0], W.get(), g, "ConvolutionBackwardBackward0") : Tensor(),
-                   nw ? conv_weight_grad(X.get(), gr[0], g) : Tensor(), nb ? gr[0].sum({0, 2, 3}) : Tensor()};
+      return Grads{nx ? conv_input_grad(gr[0], W.get(), relaxed(g), "ConvolutionBackwardBackward0") : Tensor(),
+                   nw ? conv_weight_grad(X.get(), gr[0], relaxed(g)) : Tensor(), nb ? gr[0].sum({0, 2, 3}) : Tensor()};
     });
   }
   return y;
@@ -119,15 +53,14 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
 Tensor conv_input_grad(const Tensor& gy, const Tensor& w, const ConvGeometry& g, const char* node) {
   Tensor gx = empty({g.N, g.C_in, g.H, g.W}, opts(gy));
   if (gx.numel() > 0) {
-    conv2d_backward_input_kernel().get(gy.device(), "conv2d")(gx, gy.detach().contiguous(), w.detach().contiguous(),
-                                                              resolved(g, Dir::Input, "conv2d"));
+    conv2d_backward_input_kernel().get(gy.device(), "conv2d")(gx, gy.detach().contiguous(), w.detach().contiguous(), g);
   }
   if (autograd::needs_grad({&gy, &w})) {
     const bool ngy = gy.requires_grad(), nw = w.requires_grad();
     SavedTensor GY = nw ? gy : Tensor(), W = ngy ? w : Tensor();
     record(node, {gy, w}, {gx}, [=](const Grads& gr) {
-      return Grads{ngy ? conv_forward(gr[0], W.get(), Tensor(), g) : Tensor(),
-                   nw ? conv_weight_grad(gr[0], GY.get(), g) : Tensor()};
+      return Grads{ngy ? conv_forward(gr[0], W.get(), Tensor(), relaxed(g)) : Tensor(),
+                   nw ? conv_weight_grad(gr[0], GY.get(), relaxed(g)) : Tensor()};
     });
   }
   return gx;
@@ -140,16 +73,15 @@ Tensor conv_weight_grad(const Tensor& x, const Tensor& gy, const ConvGeometry& g
     if (g.N == 0) {
       Tensor(gw).fill_(0);
     } else {
-      conv2d_backward_weight_kernel().get(x.device(), "conv2d")(gw, x.detach().contiguous(), gy.detach().contiguous(),
-                                                                resolved(g, Dir::Weight, "conv2d"));
+      conv2d_backward_weight_kernel().get(x.device(), "conv2d")(gw, x.detach().contiguous(), gy.detach().contiguous(), g);
     }
   }
   if (autograd::needs_grad({&x, &gy})) {
     const bool nx = x.requires_grad(), ngy = gy.requires_grad();
     SavedTensor X = ngy ? x : Tensor(), GY = nx ? gy : Tensor();
     record("ConvolutionBackwardBackward0", {x, gy}, {gw}, [=](const Grads& gr) {
-      return Grads{nx ? conv_input_grad(GY.get(), gr[0], g, "ConvolutionBackwardBackward0") : Tensor(),
-                   ngy ? conv_forward(X.get(), gr[0], Tensor(), g) : Tensor()};
+      return Grads{nx ? conv_input_grad(GY.get(), gr[0], relaxed(g), "ConvolutionBackwardBackward0") : Tensor(),
+                   ngy ? conv_forward(X.get(), gr[0], Tensor(), relaxed(g)) : Tensor()};
     });
   }
   return gw;
@@ -208,7 +140,7 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
               "be greater than actual input size", g.H + pad_total[0], g.W + pad_total[1], eff_h, eff_w);
   g.H_out = (g.H + pad_total[0] - eff_h) / g.stride_h + 1;
   g.W_out = (g.W + pad_total[1] - eff_w) / g.stride_w + 1;
-  check_forced(g, Dir::Forward, "conv2d");
+  g.strict = true;
   Tensor y;
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) {
     y = conv_forward(x.to(kFloat32), weight.to(kFloat32), bias.defined() ? bias.to(kFloat32) : bias, g).to(x.dtype());
@@ -275,7 +207,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   ADEPT_CHECK(g.H > 0 && g.W > 0, ShapeError,
               "{}: given input size per channel: ({} x {}). Calculated output size per channel: ({} x {}). Output size "
               "is too small", op, g.H_out, g.W_out, g.H, g.W);
-  check_forced(g, Dir::Input, op);
+  g.strict = true;
   const bool low = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
   const Tensor xc = low ? x.to(kFloat32) : x, wc = low ? weight.to(kFloat32) : weight;
   Tensor y = conv_input_grad(xc, wc, g, "ConvolutionBackward0");
@@ -284,5 +216,4 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   return batched ? y : y.squeeze(0);
 }
 
-}  // namespace nn::functional
 }  // namespace adept

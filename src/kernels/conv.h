@@ -4,13 +4,9 @@
 #include <cstdint>
 
 #include "adept/tensor.h"
-#include "ops/dispatch.h"
+#include "kernels/registry.h"
 
 namespace adept {
-
-/// CPU algorithms for conv2d; the op layer resolves one per kernel call (never Auto at kernel level).
-enum class ConvAlgo : int { Auto, Reference, Im2col, Winograd, Depthwise };
-const char* conv_algo_name(ConvAlgo a);
 
 /// The geometry of one conv2d y = conv(x, w): x (N, C_in, H, W), w (C_out, C_in/groups, kH, kW),
 /// y (N, C_out, H_out, W_out). pad_h/pad_w are the top/left paddings; bottom/right follow from H_out/W_out
@@ -18,13 +14,17 @@ const char* conv_algo_name(ConvAlgo a);
 struct ConvGeometry {
   int64_t N, C_in, H, W, C_out, kH, kW, H_out, W_out;
   int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;
-  ConvAlgo algo = ConvAlgo::Auto;
+  /// The call computes the public op's own result (conv2d's forward, conv_transpose2d's input
+  /// gradient), not one of its gradients: a backend whose user forced an algorithm that cannot
+  /// compute it raises ValueError instead of falling back to another algorithm.
+  bool strict = false;
   int64_t cin_g() const { return C_in / groups; }
   int64_t cout_g() const { return C_out / groups; }
 };
 
-// All tensors passed to these kernels are contiguous, float32 or float64 (one dtype), with the shapes of
-// the geometry; outputs are freshly allocated and fully written by the kernel.
+// All tensors passed to these kernels are contiguous, of one floating dtype, with the shapes of the
+// geometry; outputs are freshly allocated and fully written by the kernel. Each backend chooses its
+// algorithm per call (CPU: src/backends/cpu/conv/conv_cpu.cpp); a dtype it lacks raises.
 
 /// y = conv(x, w) + bias (bias (C_out) or undefined).
 ADEPT_DECLARE_KERNEL(conv2d_forward_kernel,

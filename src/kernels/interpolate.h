@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "adept/tensor.h"
-#include "ops/dispatch.h"
+#include "kernels/registry.h"
 
 namespace adept {
 
