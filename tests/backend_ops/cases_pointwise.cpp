@@ -227,15 +227,16 @@ void inplace(std::vector<Case>& out) {
   bin("mul_", [](Tensor& y, const Tensor& b) { mul_(y, b); }, kAll);
   bin("div_", [](Tensor& y, const Tensor& b) { div_(y, b); }, kFloat, Gen::Nonzero);
   bin("copy_", [](Tensor& y, const Tensor& b) { copy_(y, b); }, kAll);
-  add_family(out,
-             make_case("copy_", "cast", {in({}), fixed({}, kFloat64)},
-                       [](const Tensors& x) -> Tensors {
-                         Tensor y = x[0].clone();
-                         copy_(y, x[1]);
-                         return {y};
-                       },
-                       kAll),
-             {{"main", {{3, 4}, {3, 4}}}, {"broadcast", {{3, 4}, {4}}}});
+  for (Dtype src : {kFloat32, kFloat16, kInt32})
+    add_family(out,
+               make_case("copy_", std::string("from_") + dtype_name(src), {in({}), fixed({}, src)},
+                         [](const Tensors& x) -> Tensors {
+                           Tensor y = x[0].clone();
+                           copy_(y, x[1]);
+                           return {y};
+                         },
+                         kAll),
+               {{"main", {{3, 4}, {3, 4}}}, {"broadcast", {{3, 4}, {4}}}});
   const auto un = [&](const char* op, const char* variant, std::function<void(Tensor&)> f, Dtypes d,
                       Gen g = Gen::Normal) {
     unary(out, op, variant, [f](const Tensor& x) {

@@ -42,7 +42,7 @@ void add_reduce_cases(std::vector<Case>& out) {
   reduce(out, "sum", "", [](const Tensor& x) { return sum(x); }, kAll, Gen::Normal, kAllShapes);
   reduce(out, "sum", "dim", [](const Tensor& x) { return sum(x, {-1}); }, kAll, Gen::Normal, kAllShapes);
   reduce(out, "sum", "dims_keepdim", [](const Tensor& x) { return sum(x, {0, 2}, true); }, kAll, Gen::Normal, kMain);
-  reduce(out, "sum", "dtype", [](const Tensor& x) { return sum(x, {1}, false, kFloat64); }, kNum, Gen::Normal, kMain);
+  reduce(out, "sum", "dtype", [](const Tensor& x) { return sum(x, {1}, false, kFloat32); }, kNum, Gen::Normal, kMain);
   reduce(out, "mean", "", [](const Tensor& x) { return mean(x); }, kFloat, Gen::Normal, kAllShapes);
   reduce(out, "mean", "dim", [](const Tensor& x) { return mean(x, {-1}); }, kFloat, Gen::Normal, kNonEmpty);
   reduce(out, "mean", "dims_keepdim", [](const Tensor& x) { return mean(x, {0, -1}, true); }, kFloat, Gen::Normal, kMain);
@@ -92,7 +92,7 @@ void add_reduce_cases(std::vector<Case>& out) {
   // cumulative
   reduce(out, "cumsum", "", [](const Tensor& x) { return cumsum(x, -1); }, kNum, Gen::Normal,
          {{"main", {{3, 4, 5}}}, {"large_k", {{2, 4096}}}, {"empty", {{0, 3}}}, {"0d", {{}}}});
-  reduce(out, "cumsum", "dim0_dtype", [](const Tensor& x) { return cumsum(x, 0, kFloat64); }, kNum, Gen::Normal, kMain);
+  reduce(out, "cumsum", "dim0_dtype", [](const Tensor& x) { return cumsum(x, 0, kFloat32); }, kNum, Gen::Normal, kMain);
   reduce(out, "cumprod", "", [](const Tensor& x) { return cumprod(x, 1); }, kNum, Gen::Unit, kMain);
 }
 

@@ -142,42 +142,54 @@ std::vector<std::pair<Dtype, Layout>> variants(const Case& c) {
   return v;
 }
 
-// Coverage: per op, per column (backend + mode), per dtype, the worst status (fail > n/i > pass).
+// Coverage: per op, per column (backend + mode), per dtype, the outcomes of its runs: fail if any
+// failed, pass if all passed, n/i if none ran, partial for pass + n/i (some variants lack a kernel).
 struct Coverage {
+  enum class Cell { Pass, Fail, NotImpl, Partial };
+  struct Counts {
+    int pass = 0, fail = 0, ni = 0;
+  };
   std::vector<std::string> ops;     // table order
   std::vector<std::string> columns;
-  std::map<std::string, std::map<std::string, std::map<Dtype, Status>>> cells;
+  std::map<std::string, std::map<std::string, std::map<Dtype, Counts>>> cells;
 
   void add(const Result& r) {
     if (std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
     const std::string col = r.backend + " " + r.mode;
     if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
     auto& by_dtype = cells[r.op][col];
-    if (r.status == Status::Skip) {
-      by_dtype.try_emplace(r.dtype, Status::Skip);
-      return;
-    }
-    auto [it, inserted] = by_dtype.try_emplace(r.dtype, r.status);
-    const auto rank = [](Status s) { return s == Status::Fail ? 3 : s == Status::NotImpl ? 2 : s == Status::Pass ? 1 : 0; };
-    if (!inserted && rank(r.status) > rank(it->second)) it->second = r.status;
+    if (r.status == Status::Skip) return;
+    Counts& n = by_dtype[r.dtype];
+    (r.status == Status::Pass ? n.pass : r.status == Status::Fail ? n.fail : n.ni)++;
   }
 
-  // "pass", "n/i", "fail", "-" or e.g. "pass (f32,f16) / n/i (f64,bf16)".
+  static const char* name(Cell c) {
+    switch (c) {
+      case Cell::Pass: return "pass";
+      case Cell::Fail: return "fail";
+      case Cell::NotImpl: return "n/i";
+      case Cell::Partial: return "partial";
+    }
+    return "?";
+  }
+
+  // "pass", "n/i", "fail", "-" or e.g. "pass (f32,f16) / partial (i32) / n/i (f64,bf16)".
   std::string cell(const std::string& op, const std::string& col) const {
     auto oi = cells.find(op);
     if (oi == cells.end()) return "-";
     auto ci = oi->second.find(col);
     if (ci == oi->second.end()) return "-";
-    std::map<Status, std::vector<std::string>> groups;
-    for (auto [d, s] : ci->second)
-      if (s != Status::Skip) groups[s].push_back(short_dtype(d));
+    std::map<Cell, std::vector<std::string>> groups;
+    for (const auto& [d, n] : ci->second) {
+      const Cell c = n.fail ? Cell::Fail : !n.ni ? Cell::Pass : !n.pass ? Cell::NotImpl : Cell::Partial;
+      groups[c].push_back(short_dtype(d));
+    }
     if (groups.empty()) return "-";
-    if (groups.size() == 1) return status_name(groups.begin()->first);
+    if (groups.size() == 1) return name(groups.begin()->first);
     std::string out;
-    for (Status s : {Status::Pass, Status::Fail, Status::NotImpl}) {
-      if (!groups.count(s)) continue;
+    for (const auto& [c, dtypes] : groups) {
       if (!out.empty()) out += " / ";
-      out += fmt::format("{} ({})", status_name(s), fmt::join(groups[s], ","));
+      out += fmt::format("{} ({})", name(c), fmt::join(dtypes, ","));
     }
     return out;
   }
@@ -200,7 +212,7 @@ struct Coverage {
   std::string summary() const {
     std::string s;
     for (const auto& col : columns) {
-      int pass = 0, fail = 0, ni = 0, partial = 0, none = 0;
+      int pass = 0, fail = 0, ni = 0, partial = 0, none = 0;  // partial: some dtypes or variants n/i
       for (const auto& op : ops) {
         const std::string c = cell(op, col);
         if (c == "pass") ++pass;
@@ -209,7 +221,7 @@ struct Coverage {
         else if (c.find("fail") != std::string::npos) ++fail;
         else ++partial;
       }
-      s += fmt::format("  {:<18} ops: {} pass, {} fail, {} n/i, {} partly n/i, {} not applicable\n", col, pass, fail, ni,
+      s += fmt::format("  {:<18} ops: {} pass, {} fail, {} n/i, {} partial (pass in some dtypes or variants, n/i in others), {} not applicable\n", col, pass, fail, ni,
                        partial, none);
     }
     return s;
@@ -264,7 +276,6 @@ int main(int argc, char** argv) {
       for (Device d : devices)
         for (const Case& c : cases) run_perf(c, d);
       ran_anything = true;
-      continue;
     }
     if (mode == "gradcheck") {
       if (kAsan) {
@@ -279,9 +290,12 @@ int main(int argc, char** argv) {
         if (r.status == Status::Fail) ++failures, fmt::print("FAIL {}\n", r.message);
         else if (opt.verbose) fmt::print("{:<4} {} gradcheck\n", status_name(r.status), r.label);
       }
-      continue;
     }
-    for (Device d : devices) {
+  }
+  // forward and backward: columns backend-major (cpu forward, cpu backward, vulkan forward ...)
+  for (Device d : devices) {
+    for (const std::string& mode : opt.modes) {
+      if (mode != "forward" && mode != "backward") continue;
       ran_anything = true;
       for (const Case& c : cases) {
         for (auto [dtype, layout] : variants(c)) {
