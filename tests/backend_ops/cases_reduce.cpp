@@ -18,7 +18,7 @@ void reduce(std::vector<Case>& out, const std::string& op, const std::string& va
             const std::vector<ShapeSet>& sets, bool grad = true) {
   Case c = make_case(op, variant, {in({}, g)}, [f](const Tensors& x) -> Tensors { return {f(x[0])}; }, std::move(d))
                .with_device_tol(kReduceDeviceTol)
-               .perf({{1024, 1024}});
+               .perf({{64, 128, 128}});
   if (!grad) c.no_grad();
   add_family(out, c, sets);
 }
@@ -32,7 +32,7 @@ void reduce2(std::vector<Case>& out, const std::string& op, const std::string& v
                        return {v, i};
                      },
                      std::move(d))
-               .perf({{1024, 1024}});
+               .perf({{64, 128, 128}});
   add_family(out, c, sets);
 }
 
