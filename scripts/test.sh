@@ -17,6 +17,8 @@ phase() {
 
 phase setup bash scripts/setup.sh
 phase build-release bash -c "cmake --preset release >/dev/null && cmake --build --preset release -j $JOBS"
+# Layers point one way down: no upward include, no op symbol referenced by a backend object.
+phase check-layers /usr/bin/python3 scripts/check_layers.py --build build/release
 phase test-cpp ctest --preset release -j "$JOBS"
 phase test-python env PYTHONPATH="$PWD/build/release/python" OMP_NUM_THREADS=2 \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python

@@ -1,6 +1,8 @@
 // adept.dtype (adept.float32, adept.long, ...) and adept.device ("cpu", "vulkan:0").
 #include "common.h"
 
+#include "adept/supported.h"
+
 namespace adept::python {
 
 void init_dtype_device(py::module_& m) {
@@ -32,6 +34,16 @@ void init_dtype_device(py::module_& m) {
     set_default_float_dtype(d);
   }, py::arg("d"));
   m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
+  m.def("supported", [](const std::string& op, const py::handle& device, Dtype dtype, bool backward) {
+    return supported(op, device_arg(device), dtype, backward);
+  }, py::arg("op"), py::arg("device"), py::arg("dtype") = kFloat32, py::arg("backward") = false,
+        "Whether `device` has every kernel op `op` (its PyTorch name) needs for `dtype` (and its backward), "
+        "from the kernel registry; ValueError for a name not in the op table.");
+  m.def("missing_kernels", [](const std::vector<std::string>& ops, const py::handle& device, Dtype dtype,
+                               bool backward) {
+    return missing_kernels(ops, device_arg(device), dtype, backward);
+  }, py::arg("ops"), py::arg("device"), py::arg("dtype") = kFloat32, py::arg("backward") = false,
+        "The kernels `ops` lack on `device` for `dtype`, one 'op: kernel (dtype)' string each.");
 
   py::class_<Device> dev(m, "device", "Where a tensor's storage lives (torch.device).");
   dev.def(py::init<const std::string&>(), py::arg("type"))

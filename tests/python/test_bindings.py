@@ -688,3 +688,25 @@ def test_dtype_is_not_a_size():
         adept.zeros(adept.float32)
     with pytest.raises(TypeError):
         adept.ones(2, adept.float64)
+
+
+def test_pointwise_bindings_come_from_the_op_table():
+    """Names, docstrings and aliases of the pointwise family are generated from src/kernels/op_table.def."""
+    assert "e ** input" in adept.exp.__doc__
+    assert "e ** input" in adept.Tensor.exp.__doc__
+    x = adept.tensor([-1.0, 2.0])
+    assert adept.negative(x).tolist() == [1.0, -2.0] and x.negative().tolist() == [1.0, -2.0]
+    assert adept.logsigmoid(adept.zeros(1)).item() == pytest.approx(-0.6931471805599453)
+
+
+def test_supported_answers_from_the_registry():
+    assert adept.supported("conv2d", "cpu", adept.float32, backward=True)
+    assert not adept.supported("conv2d", "cpu", adept.int32)
+    assert adept.missing_kernels(["add", "conv2d"], "cpu") == []
+    with pytest.raises(ValueError):
+        adept.supported("no_such_op", "cpu")
+    if adept.vulkan.is_available():
+        assert adept.supported("exp", "vulkan")
+        assert "conv2d: conv2d_forward (float32)" in adept.missing_kernels(["conv2d"], "vulkan")
+        with pytest.raises(NotImplementedError, match="logsigmoid"):
+            adept.logsigmoid(adept.zeros(2, device="vulkan"))

@@ -161,6 +161,10 @@ CASES = [
     unary("softplus", lambda m, x: F(m).softplus(x), FLOAT, gen="large"),
     unary("softplus_beta", lambda m, x: F(m).softplus(x, beta=2, threshold=5), FLOAT, gen="large"),
     unary("leaky_relu", lambda m, x: F(m).leaky_relu(x), FLOAT),
+    unary("logsigmoid", lambda m, x: F(m).logsigmoid(x), FLOAT, gen="large"),
+    unary("hardshrink", lambda m, x: F(m).hardshrink(x), FLOAT),
+    unary("hardshrink_lambd", lambda m, x: F(m).hardshrink(x, 0.3), FLOAT),
+    unary("hardshrink_method", lambda m, x: x.hardshrink(lambd=1.0), FLOAT),
     unary("leaky_relu_slope", lambda m, x: F(m).leaky_relu(x, negative_slope=0.2), FLOAT),
     unary("erf", lambda m, x: m.erf(x), ALL),
     # special values

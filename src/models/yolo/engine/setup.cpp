@@ -81,7 +81,7 @@ Device yolo_device(const std::string& device, const char* mode) {
       "matmul", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "maximum", "minimum", "clamp",
       "floor", "ceil", "round", "remainder", "isfinite", "where", "gt", "lt", "ge", "le", "eq", "logical_and",
       "topk", "sort", "gather", "index_select", "nonzero", "arange", "meshgrid", "zeros", "full", "tensor",
-      "binary_cross_entropy_with_logits"};
+      "binary_cross_entropy_with_logits", "SGD", "Adam", "AdamW"};
   const std::vector<std::string> missing = missing_kernels(kYoloOps, d, kFloat32, std::string(mode) == "train");
   if (!missing.empty()) {
     throw NotImplementedForDevice(fmt::format("{}: YOLO11 cannot run on device '{}' yet: it lacks {}; use device=cpu",
