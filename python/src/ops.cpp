@@ -36,65 +36,64 @@ using InplaceUnaryFn = Tensor& (*)(Tensor&);
 using TensorBinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 
 void bind_pointwise(py::module_& m, TensorClass& cls) {
-  // The pointwise family from the op table (src/kernels/op_table.def): names, docstrings and, for
-  // `Plain` rows, the binding itself; aliases bind the same function under another name.
-  struct TableRow { const char* name; UnaryFn fn; const char* doc; };
-  const TableRow unary[] = {
-#define Plain(NAME, DOC) {#NAME, static_cast<UnaryFn>(&adept::NAME), DOC},
+  // The pointwise family from the op table (src/kernels/op_table.def): every row's name and
+  // docstring; rows bound `Plain` (input), `Compare` (other: tensor or number) and `Bitwise` (other:
+  // tensor or integer) are bound here from the table, `Custom` ones by hand below. Aliases bind the
+  // same function under another name.
+  using CmpT = Tensor (*)(const Tensor&, const Tensor&);
+  using CmpS = Tensor (*)(const Tensor&, const Scalar&);
 #define Custom(NAME, DOC)
+  {
+    struct Row { const char* name; UnaryFn fn; const char* doc; };
+    const Row rows[] = {
+#define Plain(NAME, DOC) {#NAME, static_cast<UnaryFn>(&adept::NAME), DOC},
 #define ADEPT_UNARY_OP(E, NAME, DTYPES, GRAD, BIND, DOC) BIND(NAME, DOC)
 #include "kernels/op_table.def"
 #undef Plain
-#undef Custom
-  };
-  for (const TableRow& row : unary) {
-    UnaryFn fn = row.fn;
-    m.def(row.name, [fn](const Tensor& x) { return fn(x); }, py::arg("input"), row.doc);
-    cls.def(row.name, [fn](const Tensor& x) { return fn(x); }, row.doc);
+    };
+    for (const Row& row : rows) {
+      UnaryFn fn = row.fn;
+      m.def(row.name, [fn](const Tensor& x) { return fn(x); }, py::arg("input"), row.doc);
+      cls.def(row.name, [fn](const Tensor& x) { return fn(x); }, row.doc);
+    }
   }
-  const std::pair<const char*, const char*> aliases[] = {
-#define ADEPT_ALIAS(ALIAS, NAME) {#ALIAS, #NAME},
+  {
+    enum class Other { Tensor, Integer, TensorOrNumber };
+    struct Row { const char* name; TensorBinaryFn fn; CmpS scalar_fn; Other other; const char* doc; };
+    const Row rows[] = {
+#define Plain(NAME, DOC) {#NAME, static_cast<TensorBinaryFn>(&adept::NAME), nullptr, Other::Tensor, DOC},
+#define Bitwise(NAME, DOC) {#NAME, static_cast<TensorBinaryFn>(&adept::NAME), nullptr, Other::Integer, DOC},
+#define Compare(NAME, DOC) \
+  {#NAME, static_cast<CmpT>(&adept::NAME), static_cast<CmpS>(&adept::NAME), Other::TensorOrNumber, DOC},
+#define ADEPT_BINARY_OP(E, NAME, DTYPES, GRAD, BIND, DOC) BIND(NAME, DOC)
 #include "kernels/op_table.def"
-  };
-  for (const auto& [alias, name] : aliases) {
-    if (py::hasattr(m, name) && !py::hasattr(m, alias)) m.attr(alias) = m.attr(name);
-    if (py::hasattr(cls, name) && !py::hasattr(cls, alias)) cls.attr(alias) = cls.attr(name);
+#undef Plain
+#undef Bitwise
+#undef Compare
+    };
+    for (const Row& row : rows) {
+      TensorBinaryFn fn = row.fn;
+      CmpS sfn = row.scalar_fn;
+      if (row.other == Other::TensorOrNumber) {
+        def_both(m, cls, row.name, [fn, sfn](const Tensor& a, const Operand& b) {
+          if (auto* t = std::get_if<Tensor>(&b)) return fn(a, *t);
+          return sfn(a, std::get<Scalar>(b));
+        }, py::arg("other"), row.doc);
+      } else if (row.other == Other::Integer) {  // bitwise ops take an integer too, as torch
+        def_both(m, cls, row.name, [fn](const Tensor& a, const Operand& b) { return fn(a, wrap_operand(a, b)); },
+                 py::arg("other"), row.doc);
+      } else {
+        def_both(m, cls, row.name, [fn](const Tensor& a, const Tensor& b) { return fn(a, b); }, py::arg("other"),
+                 row.doc);
+      }
+    }
   }
+#undef Custom
   const std::pair<const char*, InplaceUnaryFn> unary_[] = {
       {"neg_", &neg_}, {"exp_", &exp_}, {"sqrt_", &sqrt_}, {"relu_", &relu_}, {"sigmoid_", &sigmoid_}};
   for (const auto& [name, f] : unary_) {
     InplaceUnaryFn fn = f;
     cls.def(name, [fn](py::object self) { return inplace(self, [&](Tensor& t) { fn(t); }); });
-  }
-  // Tensor-only binary ops.
-  const std::pair<const char*, TensorBinaryFn> binary[] = {
-      {"maximum", &maximum}, {"minimum", &minimum}, {"atan2", &atan2}, {"arctan2", &atan2},
-      {"logical_and", &logical_and}, {"logical_or", &logical_or}, {"logical_xor", &logical_xor}};
-  for (const auto& [name, f] : binary) {
-    TensorBinaryFn fn = f;
-    def_both(m, cls, name, [fn](const Tensor& a, const Tensor& b) { return fn(a, b); }, py::arg("other"));
-  }
-  // Bitwise ops take a number too (as torch).
-  const std::pair<const char*, TensorBinaryFn> bitwise[] = {
-      {"bitwise_and", &bitwise_and}, {"bitwise_or", &bitwise_or}, {"bitwise_xor", &bitwise_xor}};
-  for (const auto& [name, f] : bitwise) {
-    TensorBinaryFn fn = f;
-    def_both(m, cls, name, [fn](const Tensor& a, const Operand& b) { return fn(a, wrap_operand(a, b)); }, py::arg("other"));
-  }
-  // Comparisons, tensor or number.
-  using CmpT = Tensor (*)(const Tensor&, const Tensor&);
-  using CmpS = Tensor (*)(const Tensor&, const Scalar&);
-  const std::tuple<const char*, CmpT, CmpS> cmp[] = {
-      {"eq", &eq, &eq}, {"ne", &ne, &ne}, {"lt", &lt, &lt}, {"le", &le, &le}, {"gt", &gt, &gt}, {"ge", &ge, &ge},
-      {"not_equal", &ne, &ne}, {"less", &lt, &lt}, {"less_equal", &le, &le}, {"greater", &gt, &gt},
-      {"greater_equal", &ge, &ge}};
-  for (const auto& [name, ft, fs] : cmp) {
-    CmpT t_ = ft;
-    CmpS s_ = fs;
-    def_both(m, cls, name, [t_, s_](const Tensor& a, const Operand& b) {
-      if (auto* t = std::get_if<Tensor>(&b)) return t_(a, *t);
-      return s_(a, std::get<Scalar>(b));
-    }, py::arg("other"));
   }
 
   // Arithmetic with torch's keywords.
@@ -105,15 +104,13 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
     return visit_operand(b, [&](const auto& v) { return sub(a, v, alpha); });
   };
   for (const char* name : {"add"}) def_both(m, cls, name, add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  for (const char* name : {"sub", "subtract"}) def_both(m, cls, name, sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  def_both(m, cls, "sub", sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   auto mul_fn = [](const Tensor& a, const Operand& b) { return visit_operand(b, [&](const auto& v) { return mul(a, v); }); };
-  for (const char* name : {"mul", "multiply"}) def_both(m, cls, name, mul_fn, py::arg("other"));
+  def_both(m, cls, "mul", mul_fn, py::arg("other"));
   auto div_fn = [](const Tensor& a, const Operand& b, const std::optional<std::string>& mode) {
     return visit_operand(b, [&](const auto& v) { return div(a, v, mode); });
   };
-  for (const char* name : {"div", "divide", "true_divide"}) {
-    def_both(m, cls, name, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  }
+  def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   def_both(m, cls, "floor_divide", [](const Tensor& a, const Operand& b) {
     return visit_operand(b, [&](const auto& v) { return floor_divide(a, v); });
   }, py::arg("other"));
@@ -241,6 +238,14 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
   m.def("broadcast_tensors", [](const py::args& ts) {
     return py::tuple(py::cast(broadcast_tensors(ts.cast<std::vector<Tensor>>())));
   });
+  const std::pair<const char*, const char*> aliases[] = {
+#define ADEPT_ALIAS(ALIAS, NAME) {#ALIAS, #NAME},
+#include "kernels/op_table.def"
+  };
+  for (const auto& [alias, name] : aliases) {
+    if (py::hasattr(m, name) && !py::hasattr(m, alias)) m.attr(alias) = m.attr(name);
+    if (py::hasattr(cls, name) && !py::hasattr(cls, alias)) cls.attr(alias) = cls.attr(name);
+  }
 }
 
 /// Python operators. Reflected forms handle `number op tensor`; in-place forms modify and return self.
@@ -317,16 +322,30 @@ void bind_operators(TensorClass& cls) {
 /// `dtype=` of reductions: the input is cast first (torch casts before reducing).
 Tensor cast_opt(const Tensor& x, std::optional<Dtype> d) { return d ? x.to(*d) : x; }
 
+/// The docstring of a reduction in the op table.
+const char* reduction_doc(const std::string& name) {
+  static const std::pair<const char*, const char*> docs[] = {
+#define ADEPT_REDUCE_OP(E, NAME, DTYPES, GRAD, DOC) {#NAME, DOC},
+#include "kernels/op_table.def"
+  };
+  for (const auto& [n, doc] : docs) {
+    if (name == n) return doc;
+  }
+  throw std::logic_error("reduction_doc: '" + name + "' is not a reduction of the op table");
+}
+
 void bind_reductions(py::module_& m, TensorClass& cls) {
   def_both(m, cls, "sum", [](const Tensor& x, const py::object& dim, bool keepdim, std::optional<Dtype> dtype) {
     return sum(x, dims_arg(dim), keepdim, dtype);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
+     reduction_doc("sum"));
   def_both(m, cls, "mean", [](const Tensor& x, const py::object& dim, bool keepdim, std::optional<Dtype> dtype) {
     return mean(cast_opt(x, dtype), dims_arg(dim), keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   def_both(m, cls, "prod", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim, std::optional<Dtype> dtype) {
     return prod(cast_opt(x, dtype), dim, keepdim);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
+     reduction_doc("prod"));
   using MaxAll = Tensor (*)(const Tensor&);
   using MaxDim = std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool);
   const std::tuple<const char*, MaxAll, MaxDim, TensorBinaryFn> extremes[] = {
@@ -348,12 +367,12 @@ void bind_reductions(py::module_& m, TensorClass& cls) {
     Amax fn = f;
     def_both(m, cls, name, [fn](const Tensor& x, const py::object& dim, bool keepdim) {
       return fn(x, dims_arg(dim), keepdim);
-    }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    }, py::arg("dim") = py::none(), py::arg("keepdim") = false, reduction_doc(name));
   }
   using ArgFn = Tensor (*)(const Tensor&, std::optional<int64_t>, bool);
   const std::pair<const char*, ArgFn> args[] = {{"argmax", &argmax}, {"argmin", &argmin}};
   for (const auto& [name, f] : args) {
-    def_both(m, cls, name, f, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    def_both(m, cls, name, f, py::arg("dim") = py::none(), py::arg("keepdim") = false, reduction_doc(name));
   }
   using VarFn = Tensor (*)(const Tensor&, const Shape&, int64_t, bool);
   const std::pair<const char*, VarFn> vars[] = {{"var", &var}, {"std", &adept::std}};
