@@ -202,7 +202,7 @@ struct Coverage {
 
   static constexpr const char* kLegend =
       "pass: every run matches the CPU reference; fail: a run failed; n/i: no kernel on the backend (or the dtype "
-      "cannot live there); partial: pass in some layouts, n/i in others; per-dtype outcomes in parentheses (f32 = "
+      "cannot live there); partial: pass in some cases or layouts of the op, n/i in others; per-dtype outcomes in parentheses (f32 = "
       "float32 ...); -: no run applies (not differentiable, no floating input).";
 
   std::string markdown() const {

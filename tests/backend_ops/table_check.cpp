@@ -98,18 +98,19 @@ void RegistryCheck::observe(const Case& c, const Result& r, Device device) {
 }
 
 void RegistryCheck::add(ByOp& to, const Result& r, const std::string& detail) {
-  Runs& runs = to[r.op][fmt::format("{} {} {}", r.backend, r.mode, dtype_name(r.dtype))];
+  Runs& runs = to[r.op][r.backend + " " + r.mode];
+  runs.dtypes.insert(dtype_name(r.dtype));
   if (runs.count++ == 0) runs.example = detail.empty() ? r.label : fmt::format("{}: {}", r.label, detail);
 }
 
 int RegistryCheck::print(const ByOp& d, const char* title) {
   int n = 0;
-  for (const auto& [op, where] : d) n += static_cast<int>(where.size());
-  fmt::print("check-table: {}: {} ({} ops)\n", title, n, d.size());
-  for (const auto& [op, where] : d) {
-    fmt::print("  {}\n", op);
-    for (const auto& [w, runs] : where) fmt::print("    {:<28} {} run(s), e.g. {}\n", w, runs.count, runs.example);
-  }
+  for (const auto& [op, where] : d)
+    for (const auto& [w, runs] : where) n += runs.count;
+  fmt::print("check-table: {}: {} runs of {} ops\n", title, n, d.size());
+  for (const auto& [op, where] : d)
+    for (const auto& [w, runs] : where)
+      fmt::print("  {:<24} {:<16} {} ({} runs), e.g. {}\n", op, w, fmt::join(runs.dtypes, " "), runs.count, runs.example);
   return n;
 }
 

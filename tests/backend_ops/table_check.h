@@ -4,6 +4,7 @@
 // and compares each outcome (ran, or NotImplementedForDevice) with adept::supported().
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,9 @@ class RegistryCheck {
   int report() const;
 
  private:
-  // One disagreement: op -> "backend mode dtype" -> the runs behind it.
+  // The disagreements of one kind: op -> "backend mode" -> the dtypes and runs behind them.
   struct Runs {
+    std::set<std::string> dtypes;
     int count = 0;
     std::string example;  // the first run's label and message
   };
