@@ -35,7 +35,8 @@
 // sets). `op` is the public name as PyTorch spells it; inputs use the in/fixed/mask/idx/uidx/range/
 // anchor helpers; fn takes the input tensors and returns the outputs; adjust with .no_grad(),
 // .with_tol(), .with_device_tol(), .with_compare(), .perf(). Creation ops take an anchor() input
-// for the device and dtype.
+// for the device and dtype. An op name that is not a row of src/kernels/op_table.def (a Tensor
+// method, an in-place form) goes into table_check.cpp's method list, or --check-table fails.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
