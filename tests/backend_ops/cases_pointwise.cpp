@@ -185,12 +185,19 @@ void unary_math(std::vector<Case>& out) {
       {"softplus", [](const Tensor& x) { return softplus(x); }, kFloat, Gen::Large, true},
       {"leaky_relu", [](const Tensor& x) { return leaky_relu(x, 0.2); }, kFloat, Gen::Normal, false},
       {"erf", [](const Tensor& x) { return erf(x); }, kAll, Gen::Normal, true},
+      {"logsigmoid", [](const Tensor& x) { return logsigmoid(x); }, kFloat, Gen::Large, true},
+      {"hardshrink", [](const Tensor& x) { return hardshrink(x); }, kFloat, Gen::Normal, false},
   };
   for (const U& u : ops) unary(out, u.name, "", u.f, u.d, u.g, u.transcendental ? transcendental : Tweak{});
   unary(out, "round", "decimals", [](const Tensor& x) { return round(x, 1); }, kFloat, Gen::Large,
         [](Case& c) { c.same_dtype_ref(); });
   unary(out, "gelu", "", [](const Tensor& x) { return gelu(x); }, kFloat, Gen::Large, transcendental);
   unary(out, "gelu", "tanh", [](const Tensor& x) { return gelu(x, "tanh"); }, kFloat, Gen::Large, transcendental);
+  // U(-2, 2) straddles +-1.25 (random values never land on the kinks, so gradcheck applies); the
+  // boundary variant puts values exactly on +-lambd (multiples of 0.25; hardshrink(+-lambd) = 0).
+  unary(out, "hardshrink", "lambd", [](const Tensor& x) { return hardshrink(x, 1.25); }, kFloat, Gen::Small);
+  unary(out, "hardshrink", "boundary", [](const Tensor& x) { return hardshrink(round(x * 2) * 0.25, 0.5); }, kFloat,
+        Gen::Small, no_grad);
   unary(out, "softplus", "beta", [](const Tensor& x) { return softplus(x, 2, 5); }, kFloat, Gen::Large, transcendental);
   unary(out, "log", "special", [](const Tensor& x) { return log(x); }, kFloat, Gen::Special, no_grad);
   unary(out, "sqrt", "negative", [](const Tensor& x) { return sqrt(x); }, kFloat, Gen::Normal, no_grad);
@@ -281,6 +288,13 @@ void inplace(std::vector<Case>& out) {
 void broadcasting(std::vector<Case>& out) {
   out.push_back(make_case("broadcast_tensors", "", {in({3, 1}), in({1, 4}), in({4})},
                           [](const Tensors& x) -> Tensors { return broadcast_tensors(x); }, kAll));
+  out.push_back(make_case("broadcast_shapes", "", {anchor()},
+                          [](const Tensors& x) -> Tensors {
+                            // the broadcast shape as a tensor of that shape
+                            return {zeros(broadcast_shapes({3, 1, 4}, {2, 1}), TensorOptions(x[0].dtype()).set_device(x[0].device()))};
+                          },
+                          kAll)
+                    .no_grad());
   out.push_back(make_case("result_type", "", {in({2}), fixed({}, kFloat64), fixed({2}, kInt32)},
                           [](const Tensors& x) -> Tensors {
                             // the promoted dtype as a 0-d tensor of that dtype

@@ -23,16 +23,20 @@
 //
 // Options: --backend cpu|vulkan|all   --mode forward|backward|gradcheck|perf (repeatable; default
 // forward and backward)   --op REGEX (searched in op names and labels)   --coverage FILE (Markdown
-// table: one row per op, one column per backend and mode)   --list (op names covered)   -v (every
-// run). Exit code 1 on any failure; 77 when the only requested work cannot run here (no Vulkan
-// device, gradcheck under ASan).
+// table: one row per op, one column per backend and mode, no timings)   --list (op names covered)
+// --check-table (table_check.h: every op of the op table has a case, every case op is in the table
+// or in table_check.cpp's method list, and every forward/backward run agrees with
+// adept::supported(): a run that lacks a kernel where supported() says true fails, one that passes
+// where it says false is a warning)   -v (every run). Exit code 1 on any failure; 77 when the only
+// requested work cannot run here (no Vulkan device, gradcheck under ASan).
 //
 // Adding a case: in the cases_*.cpp file of its family, append a Case made with make_case(op,
 // variant, inputs, fn, dtypes) (or unary_proto/binary_proto + add_family for the standard shape
 // sets). `op` is the public name as PyTorch spells it; inputs use the in/fixed/mask/idx/uidx/range/
 // anchor helpers; fn takes the input tensors and returns the outputs; adjust with .no_grad(),
 // .with_tol(), .with_device_tol(), .with_compare(), .perf(). Creation ops take an anchor() input
-// for the device and dtype.
+// for the device and dtype. An op name that is not a row of src/kernels/op_table.def (a Tensor
+// method, an in-place form) goes into table_check.cpp's method list, or --check-table fails.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,6 +52,7 @@
 
 #include "adept/vulkan.h"
 #include "runner.h"
+#include "table_check.h"
 
 using namespace adept;
 using namespace adept::backend_ops;
@@ -72,13 +77,14 @@ struct Options {
   std::string op_regex;
   std::string coverage_file;
   bool list = false;
+  bool check_table = false;
   bool verbose = false;
 };
 
 [[noreturn]] void usage(const char* msg) {
   std::fprintf(stderr,
                "%s\nusage: adept_test_backend_ops [--backend cpu|vulkan|all] [--mode forward|backward|gradcheck|perf]"
-               " [--op REGEX] [--coverage FILE] [--list] [-v]\n",
+               " [--op REGEX] [--coverage FILE] [--list] [--check-table] [-v]\n",
                msg);
   std::exit(2);
 }
@@ -96,6 +102,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--op") o.op_regex = value();
     else if (a == "--coverage") o.coverage_file = value();
     else if (a == "--list") o.list = true;
+    else if (a == "--check-table") o.check_table = true;
     else if (a == "-v" || a == "--verbose") o.verbose = true;
     else usage(("unknown option " + a).c_str());
   }
@@ -194,6 +201,11 @@ struct Coverage {
     return out;
   }
 
+  static constexpr const char* kLegend =
+      "pass: every run matches the CPU reference; fail: a run failed; n/i: no kernel on the backend (or the dtype "
+      "cannot live there); partial: pass in some cases or layouts of the op, n/i in others; per-dtype outcomes in parentheses (f32 = "
+      "float32 ...); -: no run applies (not differentiable, no floating input).";
+
   std::string markdown() const {
     std::string md = "| op |";
     for (const auto& c : columns) md += " " + c + " |";
@@ -201,7 +213,7 @@ struct Coverage {
     for (size_t i = 0; i < columns.size(); ++i) md += " --- |";
     md += "\n";
     for (const auto& op : ops) {
-      md += "| " + op + " |";
+      md += fmt::format("| {} |", op);
       for (const auto& c : columns) md += " " + cell(op, c) + " |";
       md += "\n";
     }
@@ -251,6 +263,8 @@ int main(int argc, char** argv) {
     for (const std::string& n : names) fmt::print("{}\n", n);
     return 0;
   }
+  int table_problems = opt.check_table ? check_table_coverage(cases) : 0;  // on every case, before --op
+  RegistryCheck registry_check;
   if (!opt.op_regex.empty()) {
     const std::regex re(opt.op_regex);
     std::erase_if(cases, [&](const Case& c) { return !std::regex_search(c.op, re) && !std::regex_search(c.label, re); });
@@ -301,6 +315,7 @@ int main(int argc, char** argv) {
         for (auto [dtype, layout] : variants(c)) {
           Result r = mode == "forward" ? run_forward(c, dtype, layout, d) : run_backward(c, dtype, layout, d);
           cov.add(r);
+          if (opt.check_table) registry_check.observe(c, r, d);
           ++runs;
           if (r.status == Status::Fail) ++failures, fmt::print("FAIL {}\n", r.message);
           else if (r.status == Status::NotImpl) ++not_impl;
@@ -315,15 +330,19 @@ int main(int argc, char** argv) {
   if (!ran_anything) return 77;
   if (cov.ops.empty()) {
     fmt::print("done in {:.1f} s\n", secs);
-    return 0;
+    return table_problems ? 1 : 0;
   }
   const std::string md = cov.markdown();
   fmt::print("\n{}\n", md);
   if (!opt.coverage_file.empty()) {
     std::ofstream f(opt.coverage_file);
-    f << "# adept_test_backend_ops coverage\n\n" << md;
+    f << "# adept_test_backend_ops coverage\n\n" << Coverage::kLegend << "\n\n" << md;
   }
   fmt::print("{} cases, {} runs: {} failed, {} not implemented for the device; {:.1f} s\n{}", cases.size(), runs,
              failures, not_impl, secs, cov.summary());
-  return failures ? 1 : 0;
+  if (opt.check_table) {
+    table_problems += registry_check.report();
+    fmt::print("check-table: {}\n", table_problems ? "FAILED" : "ok");
+  }
+  return failures || table_problems ? 1 : 0;
 }

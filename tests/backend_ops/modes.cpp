@@ -98,6 +98,12 @@ Result& not_implemented(Result& r, const std::string& msg) {
   return r;
 }
 
+// n/i because an input's dtype cannot live on the device (the move raised before the op ran).
+Result& not_on_device(Result& r, const Prepared& p) {
+  r.input_not_on_device = true;
+  return not_implemented(r, p.upload_error);
+}
+
 void synchronize(Device d) {
 #ifdef ADEPT_WITH_VULKAN
   if (!d.is_cpu()) vulkan_synchronize(d.index);
@@ -116,7 +122,7 @@ Result run_forward(const Case& c, Dtype dtype, Layout layout, Device device) {
   } catch (const std::exception& e) {
     return fail(r, fmt::format("the CPU reference threw: {}", e.what()));
   }
-  if (!p.upload_error.empty()) return not_implemented(r, p.upload_error);
+  if (!p.upload_error.empty()) return not_on_device(r, p);
   Tensors got;
   try {
     for (const Tensor& t : c.fn(p.test)) got.push_back(t.defined() ? t.cpu() : t);
@@ -158,7 +164,7 @@ Result run_backward(const Case& c, Dtype dtype, Layout layout, Device device) {
     r.status = Status::Skip;
     return r;
   }
-  if (!p.upload_error.empty()) return not_implemented(r, p.upload_error);
+  if (!p.upload_error.empty()) return not_on_device(r, p);
   Tensors got_out;
   try {
     got_out = c.fn(p.test);

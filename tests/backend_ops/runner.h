@@ -44,6 +44,7 @@ struct Result {
   Layout layout = Layout::Contiguous;
   Status status = Status::Pass;
   std::string message;
+  bool input_not_on_device = false;  // NotImpl raised by moving an input to the device, before the op
 };
 
 /// forward / backward on `device` against the CPU (on the CPU: against float64 contiguous copies).
