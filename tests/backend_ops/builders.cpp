@@ -72,6 +72,7 @@ std::vector<Case> all_cases() {
   add_index_cases(cases);
   add_creation_cases(cases);
   add_nn_cases(cases);
+  add_optim_cases(cases);
   std::set<std::string> labels;
   for (const Case& c : cases) {
     if (!labels.insert(c.label).second) {

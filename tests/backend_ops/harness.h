@@ -154,6 +154,7 @@ void add_shape_cases(std::vector<Case>& out);
 void add_index_cases(std::vector<Case>& out);
 void add_creation_cases(std::vector<Case>& out);
 void add_nn_cases(std::vector<Case>& out);
+void add_optim_cases(std::vector<Case>& out);
 
 /// All cases, in table order (op names as the coverage table lists them).
 std::vector<Case> all_cases();

@@ -52,6 +52,7 @@ const VariantOps& binary_ops() {
   return v;
 }
 bool unary_supports(int code, Dtype d) { return unary_ops().has(code, d); }
+
 bool binary_supports(int code, Dtype d) { return binary_ops().has(code, d); }
 
 // The dispatching op checks support first; a direct kernel call gets the same error.
@@ -109,10 +110,10 @@ void where_vk(const Tensor& out, const Tensor& cond, const Tensor& a, const Tens
 
 }  // namespace
 
-ADEPT_REGISTER_KERNEL(copy_kernel, Vulkan, copy_vk)
-ADEPT_REGISTER_KERNEL(fill_kernel, Vulkan, fill_vk)
+ADEPT_REGISTER_KERNEL_SUPPORTING(copy_kernel, Vulkan, copy_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL_SUPPORTING(fill_kernel, Vulkan, fill_vk, storable_dtype)
 ADEPT_REGISTER_KERNEL_SUPPORTING(unary_kernel, Vulkan, unary_vk, unary_supports)
 ADEPT_REGISTER_KERNEL_SUPPORTING(binary_kernel, Vulkan, binary_vk, binary_supports)
-ADEPT_REGISTER_KERNEL(where_kernel, Vulkan, where_vk)
+ADEPT_REGISTER_KERNEL_SUPPORTING(where_kernel, Vulkan, where_vk, storable_dtype)
 
 }  // namespace adept::vk

@@ -16,6 +16,10 @@ BufferRange range_of(const Tensor& t) {
   return {chunk->block->buffer, chunk->offset, chunk->size};
 }
 
+bool storable_dtype(int, Dtype d) {
+  return d == kFloat32 || d == kFloat16 || d == kInt32 || d == kInt64 || d == kBool;
+}
+
 std::string dtype_suffix(Dtype d, const char* op) {
   switch (d) {
     case kFloat32: return "f32";

@@ -18,6 +18,9 @@ BufferRange range_of(const Tensor& t);
 /// Shader-variant suffix of a dtype ("f32", "f16", "i32", "i64", "u8" for bool); throws
 /// NotImplementedForDevice naming `op` for dtypes the backend lacks (float64, bfloat16, uint8).
 std::string dtype_suffix(Dtype d, const char* op);
+/// Whether Vulkan tensors can hold `d` (there is a copy/fill/where/reduce shader variant for it); the
+/// `code` argument makes it a KernelSupportFn.
+bool storable_dtype(int code, Dtype d);
 
 /// Push constants of the elementwise shaders (mirrors shaders/elementwise_pc.glsl, std430).
 struct ElementwisePush {

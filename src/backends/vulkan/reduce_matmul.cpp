@@ -112,7 +112,14 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
   return true;
 }
 
+// The matmul shaders exist for float32 and float16.
+bool matmul_dtype(int, Dtype d) { return d == kFloat32 || d == kFloat16; }
+
 void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (!matmul_dtype(-1, out.dtype())) {
+    throw NotImplementedForDevice(fmt::format("matmul: dtype {} is not implemented for device 'vulkan' (float32 and "
+                                              "float16 are)", dtype_name(out.dtype())));
+  }
   if (out.numel() == 0) return;
   for (const Tensor* t : {&out, &a, &b}) check_index_range(*t, "matmul");
   if (a.size(2) == 0) {
@@ -150,7 +157,7 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-ADEPT_REGISTER_KERNEL(reduce_kernel, Vulkan, reduce_vk)
-ADEPT_REGISTER_KERNEL(bmm_kernel, Vulkan, bmm_vk)
+ADEPT_REGISTER_KERNEL_SUPPORTING(reduce_kernel, Vulkan, reduce_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL_SUPPORTING(bmm_kernel, Vulkan, bmm_vk, matmul_dtype)
 
 }  // namespace adept::vk
