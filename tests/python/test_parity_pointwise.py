@@ -244,6 +244,8 @@ ERRORS = [
     ErrCase("div_bad_rounding_mode", lambda m, x, y: m.div(x, y, rounding_mode="nearest"), ((3,), (3,))),
     ErrCase("gelu_bad_approximate", lambda m, x: F(m).gelu(x, approximate="fast"), ((3,),)),
     ErrCase("clamp_no_bounds", lambda m, x: m.clamp(x), ((3,),)),
+    ErrCase("logsigmoid_int", lambda m, x: F(m).logsigmoid(x), ((3,),), dtype="int64"),
+    ErrCase("hardshrink_bool", lambda m, x: F(m).hardshrink(x), ((3,),), dtype="bool"),
     ErrCase("broadcast_shapes_mismatch", lambda m: m.broadcast_shapes((2,), (3,)), ()),
     ErrCase("copy_shape_mismatch", lambda m, x, y: x.copy_(y), ((3,), (4,))),
 ]
