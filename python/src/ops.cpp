@@ -47,9 +47,13 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
     struct Row { const char* name; UnaryFn fn; const char* doc; };
     const Row rows[] = {
 #define Plain(NAME, DOC) {#NAME, static_cast<UnaryFn>(&adept::NAME), DOC},
-#define ADEPT_UNARY_OP(E, NAME, DTYPES, GRAD, BIND, DOC) BIND(NAME, DOC)
+#define Param(ARG, DEFAULT) ParamSkip
+#define ParamSkip(NAME, DOC)
+#define ADEPT_UNARY_OP(E, NAME, DTYPES, GRAD, BIND, SCOPE, DOC) BIND(NAME, DOC)
 #include "kernels/op_table.def"
 #undef Plain
+#undef Param
+#undef ParamSkip
     };
     for (const Row& row : rows) {
       UnaryFn fn = row.fn;
@@ -57,6 +61,35 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
       cls.def(row.name, [fn](const Tensor& x) { return fn(x); }, row.doc);
     }
   }
+  {
+    // Param(arg, default) rows: Param expands to the start of a row that ParamRow completes.
+    using ParamFn = Tensor (*)(const Tensor&, double);
+    struct Row { const char* arg; double default_value; const char* name; ParamFn fn; const char* doc; };
+    const Row rows[] = {
+#define Plain(NAME, DOC)
+#define Param(ARG, DEFAULT) {#ARG, DEFAULT, ParamRow
+#define ParamRow(NAME, DOC) #NAME, static_cast<ParamFn>(&adept::NAME), DOC},
+#define ADEPT_UNARY_OP(E, NAME, DTYPES, GRAD, BIND, SCOPE, DOC) BIND(NAME, DOC)
+#include "kernels/op_table.def"
+#undef Plain
+#undef Param
+#undef ParamRow
+    };
+    for (const Row& row : rows) {
+      ParamFn fn = row.fn;
+      def_both(m, cls, row.name, [fn](const Tensor& x, double v) { return fn(x, v); },
+               py::arg(row.arg) = row.default_value, row.doc);
+    }
+  }
+  // The names torch also has in torch.nn.functional (python/adept/nn/functional.py re-exports them).
+  py::list functional_ops;
+#define Functional(NAME) functional_ops.append(#NAME);
+#define Torch(NAME)
+#define ADEPT_UNARY_OP(E, NAME, DTYPES, GRAD, BIND, SCOPE, DOC) SCOPE(NAME)
+#include "kernels/op_table.def"
+#undef Functional
+#undef Torch
+  m.attr("_functional_ops") = py::tuple(functional_ops);
   {
     enum class Other { Tensor, Integer, TensorOrNumber };
     struct Row { const char* name; TensorBinaryFn fn; CmpS scalar_fn; Other other; const char* doc; };
@@ -207,8 +240,6 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
            py::arg("neginf") = py::none());
   def_both(m, cls, "gelu", &gelu, py::kw_only(), py::arg("approximate") = "none");
   def_both(m, cls, "softplus", &softplus, py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
-  def_both(m, cls, "leaky_relu", &leaky_relu, py::arg("negative_slope") = 0.01);
-  def_both(m, cls, "hardshrink", &hardshrink, py::arg("lambd") = 0.5);
   def_both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, const Operand& v) {
     if (auto* t = std::get_if<Tensor>(&v)) return masked_fill(x, mask, *t);
     return masked_fill(x, mask, std::get<Scalar>(v));

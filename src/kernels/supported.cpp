@@ -55,7 +55,7 @@ const Table& table() {
     using enum DtypeRule;
     constexpr bool Yes = true, No = false;
     // Backward formulas of the pointwise families are written with binary ops and sum reductions.
-#define ADEPT_UNARY_OP(E, NAME, DT, GRAD, BIND, DOC)                               \
+#define ADEPT_UNARY_OP(E, NAME, DT, GRAD, BIND, SCOPE, DOC)                        \
   r.codes["unary:" #E] = static_cast<int>(UnaryOp::E);                             \
   r.add(#NAME, DT, GRAD, "unary:" #E, GRAD ? "binary:Mul" : "");
 #define ADEPT_BINARY_OP(E, NAME, DT, GRAD, BIND, DOC)                              \

@@ -1,12 +1,9 @@
 """Functional layers with torch.nn.functional's names, backed by the C++ ops."""
 from .. import _C
 
-sigmoid = _C.sigmoid
-tanh = _C.tanh
-gelu = _C.gelu
-softplus = _C.softplus
-logsigmoid = _C.logsigmoid
-hardshrink = _C.hardshrink
+# The pointwise ops the op table marks as torch.nn.functional's too (sigmoid, gelu, logsigmoid ...);
+# those with an `inplace` argument are redefined below.
+globals().update({name: getattr(_C, name) for name in _C._functional_ops})
 one_hot = _C.one_hot
 
 
