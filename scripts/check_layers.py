@@ -18,7 +18,7 @@ dispatcher that calls them, so neither can change, be tested or be replaced on i
 creep in. Kept one way down, a new backend only needs core and the kernel interface.
 
 Two checks:
-  1. Include direction: every #include "..." under include/adept/ and src/ (shaders left out) is
+  1. Include direction: every #include "..." or <...> under include/adept/ and src/ (shaders left out) is
      resolved (against the including file's folder, include/, src/) and must not point up.
   2. Symbols: no object of src/backends/ in the adept library may leave undefined an adept::
      symbol that only an object of the ops layer or above defines (`nm`, so calls made through
@@ -58,7 +58,8 @@ TOP = 6
 SCANNED_DIRS = ["include/adept", "src"]
 SKIPPED_DIRS = ["src/backends/vulkan/shaders"]
 SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc", ".inl", ".def"}
-INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+# "..." and <...> includes alike (<adept/ops.h> compiles too); system headers resolve to nothing.
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*["<]([^">]+)[">]', re.MULTILINE)
 NM_BATCH = 200
 
 
@@ -164,7 +165,7 @@ def main():
                         help="build directory whose adept objects are checked (default build/release)")
     parser.add_argument("--no-symbols", action="store_true", help="run the include check only")
     args = parser.parse_args()
-    build = args.build if args.build.is_absolute() else ROOT / args.build
+    build = args.build.resolve()  # relative to the current directory, as usual for a path argument
 
     count, unplaced, include_violations = check_includes()
     failures = [f"{len(unplaced)} unplaced files"] if unplaced else []

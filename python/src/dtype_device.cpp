@@ -44,6 +44,7 @@ void init_dtype_device(py::module_& m) {
     return missing_kernels(ops, device_arg(device), dtype, backward);
   }, py::arg("ops"), py::arg("device"), py::arg("dtype") = kFloat32, py::arg("backward") = false,
         "The kernels `ops` lack on `device` for `dtype`, one 'op: kernel (dtype)' string each.");
+  m.def("op_table_names", &op_table_names, "The names of every op in the op table, in table order.");
 
   py::class_<Device> dev(m, "device", "Where a tensor's storage lives (torch.device).");
   dev.def(py::init<const std::string&>(), py::arg("type"))

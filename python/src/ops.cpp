@@ -35,6 +35,20 @@ using UnaryFn = Tensor (*)(const Tensor&);
 using InplaceUnaryFn = Tensor& (*)(Tensor&);
 using TensorBinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 
+/// The docstring the op table gives the op `name` (its first row of that name).
+const char* table_doc(const std::string& name) {
+  static const std::pair<const char*, const char*> docs[] = {
+#define ADEPT_UNARY_OP(E, NAME, DTYPES, GRAD, BIND, SCOPE, DOC) {#NAME, DOC},
+#define ADEPT_BINARY_OP(E, NAME, DTYPES, GRAD, BIND, DOC) {#NAME, DOC},
+#define ADEPT_REDUCE_OP(E, NAME, DTYPES, GRAD, DOC) {#NAME, DOC},
+#include "kernels/op_table.def"
+  };
+  for (const auto& [n, doc] : docs) {
+    if (name == n) return doc;
+  }
+  throw std::logic_error("table_doc: '" + name + "' has no docstring in the op table");
+}
+
 void bind_pointwise(py::module_& m, TensorClass& cls) {
   // The pointwise family from the op table (src/kernels/op_table.def): every row's name and
   // docstring; rows bound `Plain` (input), `Compare` (other: tensor or number) and `Bitwise` (other:
@@ -136,23 +150,24 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
   auto sub_fn = [](const Tensor& a, const Operand& b, const Scalar& alpha) {
     return visit_operand(b, [&](const auto& v) { return sub(a, v, alpha); });
   };
-  for (const char* name : {"add"}) def_both(m, cls, name, add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  def_both(m, cls, "sub", sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  def_both(m, cls, "add", add_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1, table_doc("add"));
+  def_both(m, cls, "sub", sub_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1, table_doc("sub"));
   auto mul_fn = [](const Tensor& a, const Operand& b) { return visit_operand(b, [&](const auto& v) { return mul(a, v); }); };
-  def_both(m, cls, "mul", mul_fn, py::arg("other"));
+  def_both(m, cls, "mul", mul_fn, py::arg("other"), table_doc("mul"));
   auto div_fn = [](const Tensor& a, const Operand& b, const std::optional<std::string>& mode) {
     return visit_operand(b, [&](const auto& v) { return div(a, v, mode); });
   };
-  def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  def_both(m, cls, "div", div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
+           table_doc("div"));
   def_both(m, cls, "floor_divide", [](const Tensor& a, const Operand& b) {
     return visit_operand(b, [&](const auto& v) { return floor_divide(a, v); });
-  }, py::arg("other"));
+  }, py::arg("other"), table_doc("floor_divide"));
   def_both(m, cls, "remainder", [](const Tensor& a, const Operand& b) {
     return visit_operand(b, [&](const auto& v) { return remainder(a, v); });
-  }, py::arg("other"));
+  }, py::arg("other"), table_doc("remainder"));
   def_both(m, cls, "pow", [](const Tensor& a, const Operand& e) {
     return visit_operand(e, [&](const auto& v) { return pow(a, v); });
-  }, py::arg("exponent"));
+  }, py::arg("exponent"), table_doc("pow"));
   m.def("pow", [](const Scalar& a, const Tensor& e) { return pow(a, e); }, py::arg("self"), py::arg("exponent"));
   m.def("rsub", [](const Tensor& a, const Operand& b, const Scalar& alpha) {
     if (auto* t = std::get_if<Tensor>(&b)) return sub(*t, a, alpha);
@@ -215,9 +230,7 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
     if (!mx.is_none()) hi = mx.cast<Scalar>();
     return clamp(x, lo, hi);
   };
-  for (const char* name : {"clamp", "clip"}) {
-    def_both(m, cls, name, clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
-  }
+  def_both(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none(), table_doc("clamp"));
   def_both(m, cls, "clamp_min", [](const Tensor& x, const Scalar& mn) { return clamp(x, mn, std::nullopt); }, py::arg("min"));
   def_both(m, cls, "clamp_max", [](const Tensor& x, const Scalar& mx) { return clamp(x, std::nullopt, mx); }, py::arg("max"));
   for (const char* name : {"clamp_", "clip_"}) {
@@ -235,11 +248,12 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
            py::arg("equal_nan") = false);
   def_both(m, cls, "equal", &equal, py::arg("other"));
   def_both(m, cls, "round", [](const Tensor& x, int64_t decimals) { return round(x, decimals); }, py::kw_only(),
-           py::arg("decimals") = 0);
+           py::arg("decimals") = 0, table_doc("round"));
   def_both(m, cls, "nan_to_num", &nan_to_num, py::arg("nan") = 0.0, py::arg("posinf") = py::none(),
-           py::arg("neginf") = py::none());
-  def_both(m, cls, "gelu", &gelu, py::kw_only(), py::arg("approximate") = "none");
-  def_both(m, cls, "softplus", &softplus, py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+           py::arg("neginf") = py::none(), table_doc("nan_to_num"));
+  def_both(m, cls, "gelu", &gelu, py::kw_only(), py::arg("approximate") = "none",
+           "GELU (Hendrycks & Gimpel 2016): exact erf form, or the tanh approximation with approximate='tanh'.");
+  def_both(m, cls, "softplus", &softplus, py::arg("beta") = 1.0, py::arg("threshold") = 20.0, table_doc("softplus"));
   def_both(m, cls, "masked_fill", [](const Tensor& x, const Tensor& mask, const Operand& v) {
     if (auto* t = std::get_if<Tensor>(&v)) return masked_fill(x, mask, *t);
     return masked_fill(x, mask, std::get<Scalar>(v));
@@ -353,30 +367,18 @@ void bind_operators(TensorClass& cls) {
 /// `dtype=` of reductions: the input is cast first (torch casts before reducing).
 Tensor cast_opt(const Tensor& x, std::optional<Dtype> d) { return d ? x.to(*d) : x; }
 
-/// The docstring of a reduction in the op table.
-const char* reduction_doc(const std::string& name) {
-  static const std::pair<const char*, const char*> docs[] = {
-#define ADEPT_REDUCE_OP(E, NAME, DTYPES, GRAD, DOC) {#NAME, DOC},
-#include "kernels/op_table.def"
-  };
-  for (const auto& [n, doc] : docs) {
-    if (name == n) return doc;
-  }
-  throw std::logic_error("reduction_doc: '" + name + "' is not a reduction of the op table");
-}
-
 void bind_reductions(py::module_& m, TensorClass& cls) {
   def_both(m, cls, "sum", [](const Tensor& x, const py::object& dim, bool keepdim, std::optional<Dtype> dtype) {
     return sum(x, dims_arg(dim), keepdim, dtype);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
-     reduction_doc("sum"));
+     table_doc("sum"));
   def_both(m, cls, "mean", [](const Tensor& x, const py::object& dim, bool keepdim, std::optional<Dtype> dtype) {
     return mean(cast_opt(x, dtype), dims_arg(dim), keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   def_both(m, cls, "prod", [](const Tensor& x, std::optional<int64_t> dim, bool keepdim, std::optional<Dtype> dtype) {
     return prod(cast_opt(x, dtype), dim, keepdim);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
-     reduction_doc("prod"));
+     table_doc("prod"));
   using MaxAll = Tensor (*)(const Tensor&);
   using MaxDim = std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool);
   const std::tuple<const char*, MaxAll, MaxDim, TensorBinaryFn> extremes[] = {
@@ -398,12 +400,12 @@ void bind_reductions(py::module_& m, TensorClass& cls) {
     Amax fn = f;
     def_both(m, cls, name, [fn](const Tensor& x, const py::object& dim, bool keepdim) {
       return fn(x, dims_arg(dim), keepdim);
-    }, py::arg("dim") = py::none(), py::arg("keepdim") = false, reduction_doc(name));
+    }, py::arg("dim") = py::none(), py::arg("keepdim") = false, table_doc(name));
   }
   using ArgFn = Tensor (*)(const Tensor&, std::optional<int64_t>, bool);
   const std::pair<const char*, ArgFn> args[] = {{"argmax", &argmax}, {"argmin", &argmin}};
   for (const auto& [name, f] : args) {
-    def_both(m, cls, name, f, py::arg("dim") = py::none(), py::arg("keepdim") = false, reduction_doc(name));
+    def_both(m, cls, name, f, py::arg("dim") = py::none(), py::arg("keepdim") = false, table_doc(name));
   }
   using VarFn = Tensor (*)(const Tensor&, const Shape&, int64_t, bool);
   const std::pair<const char*, VarFn> vars[] = {{"var", &var}, {"std", &adept::std}};

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "adept/dtype.h"
+
 namespace adept {
 
 enum class UnaryOp : int {
@@ -34,6 +36,13 @@ inline constexpr int kNumReduceOps = 0
 static_assert(static_cast<int>(UnaryOp::Hardshrink) + 1 == kNumUnaryOps, "UnaryOp and the op table disagree");
 static_assert(static_cast<int>(BinaryOp::BitwiseXor) + 1 == kNumBinaryOps, "BinaryOp and the op table disagree");
 static_assert(static_cast<int>(ReduceOp::Any) + 1 == kNumReduceOps, "ReduceOp and the op table disagree");
+
+/// The dtypes an op accepts (the op table's dtype column): All; Numeric (no bool); Floating;
+/// Integral (integers and bool); Signed (int32, int64).
+enum class DtypeRule { All, Numeric, Floating, Integral, Signed };
+bool accepts(DtypeRule rule, Dtype dtype);
+/// The dtype rule of a unary op code, for the dtype its kernel computes in.
+DtypeRule dtype_rule(UnaryOp op);
 
 /// The public name of an op code ("gelu" for GeluErf and GeluTanh), as errors spell it.
 const char* op_name(UnaryOp op);

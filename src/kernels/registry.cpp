@@ -14,17 +14,36 @@ std::map<std::string, const KernelFamily*>& families() {
 }  // namespace
 
 KernelFamily::KernelFamily(const char* name) : name_(name) {
-  std::string key(name);
   const std::string suffix = "_kernel";
-  if (key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    key.resize(key.size() - suffix.size());
+  if (name_.size() > suffix.size() && name_.compare(name_.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    name_.resize(name_.size() - suffix.size());
   }
-  families()[key] = this;
+  families()[name_] = this;
 }
 
 const KernelFamily* find_kernel_family(const std::string& name) {
   auto it = families().find(name);
   return it == families().end() ? nullptr : it->second;
+}
+
+bool accepts(DtypeRule r, Dtype d) {
+  switch (r) {
+    case DtypeRule::All: return true;
+    case DtypeRule::Numeric: return d != kBool;
+    case DtypeRule::Floating: return is_floating_point(d);
+    case DtypeRule::Integral: return !is_floating_point(d);
+    case DtypeRule::Signed: return d == kInt32 || d == kInt64;
+  }
+  return false;
+}
+
+DtypeRule dtype_rule(UnaryOp op) {
+  using enum DtypeRule;
+  static const DtypeRule rules[] = {
+#define ADEPT_UNARY_OP(E, NAME, DTYPES, ...) DTYPES,
+#include "kernels/op_table.def"
+  };
+  return rules[static_cast<int>(op)];
 }
 
 const char* op_name(UnaryOp op) {

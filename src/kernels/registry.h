@@ -5,7 +5,7 @@
 //
 // Families whose kernels take an op code (unary, binary, reduce) may also register, per device, which
 // codes and dtypes that device implements: a backend whose shader variants cover only part of the op
-// table refuses the rest at dispatch (check_supports) and `supported()` (adept/supported.h) answers
+// table refuses the rest at dispatch (the four-argument get()) and `supported()` (adept/supported.h) answers
 // from the same predicate.
 #pragma once
 #include <array>
@@ -24,8 +24,10 @@ using KernelSupportFn = bool (*)(int code, Dtype dtype);
 /// The per-device state of one kernel family that does not depend on its signature.
 class KernelFamily {
  public:
-  explicit KernelFamily(const char* name);  // registers the family under `name` (see find_kernel_family)
-  const char* name() const { return name_; }
+  /// Registers the family under `name` without its `_kernel` suffix (see find_kernel_family).
+  explicit KernelFamily(const char* name);
+  /// The family's name as errors and the op table spell it ("unary", "conv2d_forward").
+  const char* name() const { return name_.c_str(); }
   bool has(DeviceType d) const { return present_[static_cast<int>(d)]; }
   /// True when the device has the family and its predicate (if any) accepts (code, dtype).
   bool supports(DeviceType d, int code, Dtype dtype) const {
@@ -35,7 +37,7 @@ class KernelFamily {
   void set_support(DeviceType d, KernelSupportFn f) { support_[static_cast<int>(d)] = f; }
 
  protected:
-  const char* name_;
+  std::string name_;
   std::array<bool, kNumDeviceTypes> present_{};
   std::array<KernelSupportFn, kNumDeviceTypes> support_{};
 };
@@ -55,7 +57,7 @@ class KernelTable : public KernelFamily {
     Fn* f = fns_[static_cast<int>(d.type)];
     if (!f) {
       throw NotImplementedForDevice(fmt::format("{}: not implemented for device '{}' (kernel family '{}')",
-                                                op ? op : name_, d.str(), name_));
+                                                op ? op : name(), d.str(), name()));
     }
     return f;
   }
@@ -64,7 +66,7 @@ class KernelTable : public KernelFamily {
     Fn* f = get(d, op);
     if (!supports(d.type, code, dtype)) {
       throw NotImplementedForDevice(fmt::format("{}: not implemented for device '{}' and dtype {} (kernel family '{}')",
-                                                op, d.str(), dtype_name(dtype), name_));
+                                                op, d.str(), dtype_name(dtype), name()));
     }
     return f;
   }

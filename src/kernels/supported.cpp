@@ -6,13 +6,12 @@
 #include <sstream>
 
 #include "adept/errors.h"
+#include "adept/storage.h"
 #include "kernels/op_ids.h"
 #include "kernels/registry.h"
 
 namespace adept {
 namespace {
-
-enum class DtypeRule { All, Numeric, Floating, Integral, Signed };
 
 struct OpRow {
   DtypeRule dtypes = DtypeRule::All;
@@ -20,22 +19,12 @@ struct OpRow {
   std::string forward, backward;  // space-separated "family" or "family:Code" tokens
 };
 
-bool accepts(DtypeRule r, Dtype d) {
-  switch (r) {
-    case DtypeRule::All: return true;
-    case DtypeRule::Numeric: return d != kBool;
-    case DtypeRule::Floating: return is_floating_point(d);
-    case DtypeRule::Integral: return !is_floating_point(d);
-    case DtypeRule::Signed: return d == kInt32 || d == kInt64;
-  }
-  return false;
-}
-
 // Rows of the table, merged by name (gelu has two unary codes, pow a unary and a binary one).
 struct Table {
   std::vector<std::string> order;
   std::map<std::string, OpRow> rows;
   std::map<std::string, int> codes;  // "unary:Exp" -> UnaryOp::Exp
+  std::map<std::string, std::string> aliases;  // "negative" -> "neg"
 
   void add(const char* name, DtypeRule d, bool grad, const std::string& fwd, const std::string& bwd) {
     auto [it, fresh] = rows.try_emplace(name);
@@ -66,6 +55,8 @@ const Table& table() {
   r.add(#NAME, DT, GRAD, "reduce:" #E, GRAD ? "binary:Mul where" : "");
 #define ADEPT_OP(NAME, KIND, DT, GRAD, FWD, BWD) r.add(#NAME, DT, GRAD, FWD, BWD);
 #include "kernels/op_table.def"
+#define ADEPT_ALIAS(ALIAS, NAME) r.aliases[#ALIAS] = #NAME;
+#include "kernels/op_table.def"
     return r;
   }();
   return t;
@@ -73,7 +64,8 @@ const Table& table() {
 
 const OpRow& row_of(const std::string& op) {
   const Table& t = table();
-  auto it = t.rows.find(op);
+  auto alias = t.aliases.find(op);
+  auto it = t.rows.find(alias == t.aliases.end() ? op : alias->second);
   ADEPT_CHECK(it != t.rows.end(), ValueError, "supported: '{}' is not an op of the op table", op);
   return it->second;
 }
@@ -106,6 +98,9 @@ void check_kernels(const std::string& op, const std::string& kernels, const Devi
 
 std::vector<std::string> missing_kernels(const std::vector<std::string>& ops, const Device& device, Dtype dtype,
                                          bool backward) {
+  // A device that does not exist (vulkan:7 on a one-GPU machine) is an error, not a "yes": its
+  // allocator says so (DeviceError).
+  if (!device.is_cpu()) Storage::allocate(1, device);
   std::vector<std::string> missing;
   for (const std::string& op : ops) {
     const OpRow& r = row_of(op);

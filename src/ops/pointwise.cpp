@@ -184,6 +184,7 @@ Tensor div_rounding(const Tensor& a, const Tensor& b, Dtype compute, const std::
 
 Tensor run_unary(UnaryOp op, const char* name, const Tensor& x, Dtype compute, Dtype out_dtype,
                  const UnaryParams& p = {}) {
+  ADEPT_CHECK(accepts(dtype_rule(op), compute), DtypeError, "{}: not implemented for '{}'", name, dtype_name(compute));
   Tensor out = empty_like_layout(x, out_dtype, x.device());
   NoGradGuard ng;
   Tensor xc = x.to(compute);
@@ -473,7 +474,6 @@ ADEPT_UNARY(expm1, Expm1, "Expm1Backward0", true, [](const Tensor& g, const Tens
 ADEPT_UNARY(sqrt, Sqrt, "SqrtBackward0", true, [](const Tensor& g, const Tensor&, const Tensor& y) { return g / (y * 2); })
 ADEPT_UNARY(rsqrt, Rsqrt, "RsqrtBackward0", true,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y * y * y * -0.5; })
-ADEPT_UNARY(square, Square, "PowBackward0", false, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * x * 2; })
 ADEPT_UNARY(reciprocal, Reciprocal, "ReciprocalBackward0", true,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return -g * y * y; })
 ADEPT_UNARY(sin, Sin, "SinBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cos(x); })
@@ -500,6 +500,12 @@ ADEPT_UNARY(erf, Erf, "ErfBackward0", true, [](const Tensor& g, const Tensor& x,
   return g * exp(-(x * x)) * (2.0 / std::sqrt(std::numbers::pi));
 })
 #undef ADEPT_UNARY
+
+Tensor square(const Tensor& x) {
+  // Bool squares in int64, as torch (square is pow(x, 2)).
+  return unary_op(UnaryOp::Square, "square", "PowBackward0", x.dtype() == kBool ? x.to(kInt64) : x, false,
+                  [](const Tensor& g, const Tensor& xx, const Tensor&) { return g * xx * 2; });
+}
 
 Tensor neg(const Tensor& x) {
   ADEPT_CHECK(x.dtype() != kBool, DtypeError,

@@ -81,12 +81,12 @@ struct Options {
   bool verbose = false;
 };
 
-[[noreturn]] void usage(const char* msg) {
+[[noreturn]] void usage(const char* msg, int exit_code = 2) {
   std::fprintf(stderr,
                "%s\nusage: adept_test_backend_ops [--backend cpu|vulkan|all] [--mode forward|backward|gradcheck|perf]"
                " [--op REGEX] [--coverage FILE] [--list] [--check-table] [-v]\n",
                msg);
-  std::exit(2);
+  std::exit(exit_code);
 }
 
 Options parse(int argc, char** argv) {
@@ -104,12 +104,16 @@ Options parse(int argc, char** argv) {
     else if (a == "--list") o.list = true;
     else if (a == "--check-table") o.check_table = true;
     else if (a == "-v" || a == "--verbose") o.verbose = true;
+    else if (a == "-h" || a == "--help") usage("adept_test_backend_ops: every op on every backend against the CPU", 0);
     else usage(("unknown option " + a).c_str());
   }
   if (o.modes.empty()) o.modes = {"forward", "backward"};
   for (const std::string& m : o.modes)
     if (m != "forward" && m != "backward" && m != "gradcheck" && m != "perf") usage(("unknown mode " + m).c_str());
   if (o.backend != "cpu" && o.backend != "vulkan" && o.backend != "all") usage(("unknown backend " + o.backend).c_str());
+  if (o.backend == "vulkan" && std::count(o.modes.begin(), o.modes.end(), "gradcheck")) {
+    usage("--mode gradcheck runs on the CPU only (float64 finite differences); use --backend cpu");
+  }
   return o;
 }
 
@@ -257,18 +261,24 @@ const char* status_name(Status s) {
 int main(int argc, char** argv) {
   const Options opt = parse(argc, argv);
   std::vector<Case> cases = all_cases();
+  int table_problems = opt.check_table ? check_table_coverage(cases) : 0;  // on every case, before --op
+  if (!opt.op_regex.empty()) {
+    std::regex re;
+    try {
+      re = std::regex(opt.op_regex);
+    } catch (const std::regex_error& e) {
+      usage(fmt::format("--op '{}' is not a valid regular expression: {}", opt.op_regex, e.what()).c_str());
+    }
+    std::erase_if(cases, [&](const Case& c) { return !std::regex_search(c.op, re) && !std::regex_search(c.label, re); });
+    if (cases.empty()) usage(fmt::format("--op '{}' matches no case (see --list)", opt.op_regex).c_str());
+  }
   if (opt.list) {
     std::set<std::string> names;
     for (const Case& c : cases) names.insert(c.op);
     for (const std::string& n : names) fmt::print("{}\n", n);
     return 0;
   }
-  int table_problems = opt.check_table ? check_table_coverage(cases) : 0;  // on every case, before --op
   RegistryCheck registry_check;
-  if (!opt.op_regex.empty()) {
-    const std::regex re(opt.op_regex);
-    std::erase_if(cases, [&](const Case& c) { return !std::regex_search(c.op, re) && !std::regex_search(c.label, re); });
-  }
 
   std::vector<Device> devices;
   if (opt.backend != "vulkan") devices.push_back(kCPU);
@@ -337,6 +347,11 @@ int main(int argc, char** argv) {
   if (!opt.coverage_file.empty()) {
     std::ofstream f(opt.coverage_file);
     f << "# adept_test_backend_ops coverage\n\n" << Coverage::kLegend << "\n\n" << md;
+    f.close();
+    if (!f) {
+      fmt::print(stderr, "--coverage: cannot write '{}'\n", opt.coverage_file);
+      return 1;
+    }
   }
   fmt::print("{} cases, {} runs: {} failed, {} not implemented for the device; {:.1f} s\n{}", cases.size(), runs,
              failures, not_impl, secs, cov.summary());

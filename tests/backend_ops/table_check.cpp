@@ -107,6 +107,7 @@ int RegistryCheck::print(const ByOp& d, const char* title) {
   int n = 0;
   for (const auto& [op, where] : d)
     for (const auto& [w, runs] : where) n += runs.count;
+  if (n == 0) return 0;
   fmt::print("check-table: {}: {} runs of {} ops\n", title, n, d.size());
   for (const auto& [op, where] : d)
     for (const auto& [w, runs] : where)

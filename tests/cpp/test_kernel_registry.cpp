@@ -54,6 +54,20 @@ TEST(OpTable, DtypeRulesAndUnknownOps) {
   EXPECT_FALSE(supported("bitwise_and", kCPU, kFloat32));
   EXPECT_EQ(missing_kernels({"conv2d"}, kCPU, kInt64), std::vector<std::string>{"conv2d: dtype int64 not accepted"});
   EXPECT_THROW(supported("no_such_op", kCPU, kFloat32), ValueError);
+  EXPECT_TRUE(supported("negative", kCPU, kFloat32));  // aliases answer for their op
+  EXPECT_TRUE(supported("clip", kCPU, kInt32));
+  EXPECT_FALSE(supported("true_divide", kCPU, kBool) && !supported("div", kCPU, kBool));
+}
+
+TEST(OpTable, UnaryDtypeRulesAreEnforcedAsTorchDoes) {
+  const Tensor b = tensor(std::vector<bool>{true, false});
+  EXPECT_THROW(abs(b), DtypeError);
+  EXPECT_THROW(floor(b), DtypeError);
+  EXPECT_THROW(relu(b), DtypeError);
+  EXPECT_THROW(round(b, 1), DtypeError);
+  EXPECT_EQ(square(b).dtype(), kInt64);  // square is pow(x, 2): bool squares in int64
+  EXPECT_EQ(sign(b).dtype(), kBool);
+  EXPECT_EQ(clamp(b, 0, 1).dtype(), kInt64);
 }
 
 TEST(LogSigmoidHardshrink, ValuesGradientsAndDtypeErrors) {
@@ -76,6 +90,14 @@ TEST(LogSigmoidHardshrink, ValuesGradientsAndDtypeErrors) {
   hs.sum().backward();
   EXPECT_FLOAT_EQ(at(h.grad(), 1), 0.0f);
   EXPECT_FLOAT_EQ(at(h.grad(), 4), 1.0f);
+  // lambd is rounded to the tensor's dtype before comparing, as torch: bfloat16(0.1) is not above it.
+  Tensor hb = tensor(F{0.1f, 0.3f}).to(kBFloat16).requires_grad_();
+  Tensor yb = hardshrink(hb, 0.1);
+  EXPECT_EQ(at(yb, 0), 0.0);
+  EXPECT_EQ(at(yb, 1), at(hb.detach(), 1));
+  yb.sum().backward();
+  EXPECT_EQ(at(hb.grad(), 0), 0.0);  // forward and backward agree at the threshold
+  EXPECT_EQ(at(hb.grad(), 1), 1.0);
   EXPECT_THROW(logsigmoid(tensor(I{1, 2})), DtypeError);
   EXPECT_THROW(hardshrink(tensor(I{1, 2})), DtypeError);
 }
@@ -99,6 +121,11 @@ TEST_F(VulkanRegistry, SupportedFollowsTheShaderVariants) {
   EXPECT_TRUE(contains(missing, "conv2d: conv2d_forward (float32)"));
   EXPECT_TRUE(contains(missing, "max_pool2d: max_pool2d (float32)"));
   for (const std::string& m : missing) EXPECT_EQ(m.rfind("exp:", 0), std::string::npos) << m;
+}
+
+TEST_F(VulkanRegistry, ADeviceThatDoesNotExistIsAnError) {
+  const Device missing(DeviceType::Vulkan, static_cast<int>(vulkan_devices().size()));
+  EXPECT_THROW(supported("exp", missing, kFloat32), DeviceError);
 }
 
 TEST_F(VulkanRegistry, AnOpAShaderVariantLacksIsRefusedAtDispatch) {

@@ -48,6 +48,7 @@ template <class T>
 void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& p) {
   using C = compute_t<T>;
   const C a = static_cast<C>(p.a), b = static_cast<C>(p.b), c = static_cast<C>(p.c);
+  const C lambd = static_cast<C>(static_cast<T>(p.a));
   constexpr C kSqrtHalf = C(0.70710678118654752440);
   constexpr C kSqrt2OverPi = C(0.79788456080286535588);
   switch (op) {
@@ -84,7 +85,8 @@ void unary_floating(UnaryOp op, const Tensor& out, const Tensor& in, const Unary
     ADEPT_UNARY_CASE(LeakyRelu, x > C(0) ? x : x * a)
     ADEPT_UNARY_CASE(Erf, std::erf(x))
     ADEPT_UNARY_CASE(LogSigmoid, std::min(x, C(0)) - std::log1p(std::exp(-std::abs(x))))
-    ADEPT_UNARY_CASE(Hardshrink, x >= -a && x <= a ? C(0) : x)  // NaN stays NaN
+    // lambd rounded to the tensor's dtype first, as torch (and as the backward's comparisons do).
+    ADEPT_UNARY_CASE(Hardshrink, x >= -lambd && x <= lambd ? C(0) : x)  // NaN stays NaN
     ADEPT_UNARY_CASE(PowScalar, a == C(2) ? x * x : a == C(0.5) ? std::sqrt(x) : std::pow(x, a))
     ADEPT_UNARY_CASE(Clamp, std::isnan(x) ? x : std::min(std::max(x, a), b))
     ADEPT_UNARY_CASE(NanToNum, std::isnan(x) ? a : (x == std::numeric_limits<C>::infinity() ? b
