@@ -1,7 +1,6 @@
 // Vulkan kernels for copy/convert, fill, unary, binary and where.
-#include <cstring>
-
 #include <bitset>
+#include <cstring>
 
 #include "backends/vulkan/launch.h"
 #include "kernels/pointwise.h"

@@ -1,18 +1,13 @@
 // Shared setup of the YOLO engine's modes (setup.h).
 #include "models/yolo/engine/setup.h"
 
-#include "adept/supported.h"
-
 #include <unistd.h>
 
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "adept/autograd.h"
 #include "adept/errors.h"
-#include "adept/models/yolo/yolo11.h"
-#include "adept/ops/creation.h"
 #include "adept/supported.h"
 #include "adept/vision/detection_collate.h"
 #include "adept/vision/synthetic_shapes.h"
