@@ -81,6 +81,7 @@ void bind_activations(py::module_& nn) {
       .def("forward", [](nn::T& m, const Tensor& x) { return m.nn::T::forward(x); }, py::arg("input"))
   ADEPT_ACT_PLAIN(Sigmoid, "1 / (1 + exp(-x)) (torch.nn.Sigmoid).");
   ADEPT_ACT_PLAIN(Tanh, "tanh(x) (torch.nn.Tanh).");
+  ADEPT_ACT_PLAIN(LogSigmoid, "log(sigmoid(x)) (torch.nn.LogSigmoid).");
 #undef ADEPT_ACT_PLAIN
   layer<nn::GELU>(nn, "GELU", "Gaussian error linear unit (torch.nn.GELU).")
       .def(ADEPT_MODULE_INIT(nn::GELU, (const std::string& a), (a)), py::arg("approximate") = "none")
@@ -92,6 +93,10 @@ void bind_activations(py::module_& nn) {
       .def("forward", [](nn::LeakyReLU& m, const Tensor& x) { return m.nn::LeakyReLU::forward(x); }, py::arg("input"))
       .def_readonly("negative_slope", &nn::LeakyReLU::negative_slope)
       .def_readonly("inplace", &nn::LeakyReLU::inplace);
+  layer<nn::Hardshrink>(nn, "Hardshrink", "x where |x| > lambd, else 0 (torch.nn.Hardshrink).")
+      .def(ADEPT_MODULE_INIT(nn::Hardshrink, (double lambd), (lambd)), py::arg("lambd") = 0.5)
+      .def("forward", [](nn::Hardshrink& m, const Tensor& x) { return m.nn::Hardshrink::forward(x); }, py::arg("input"))
+      .def_readonly("lambd", &nn::Hardshrink::lambd);
   layer<nn::Softmax>(nn, "Softmax", "softmax along dim (torch.nn.Softmax).")
       .def(ADEPT_MODULE_INIT(nn::Softmax, (std::optional<int64_t> dim), (dim)), py::arg("dim") = py::none())
       .def("forward", [](nn::Softmax& m, const Tensor& x) { return m.nn::Softmax::forward(x); }, py::arg("input"))

@@ -25,12 +25,15 @@ Tensor Tanh::forward(const Tensor& input) { return F::tanh(input); }
 Tensor GELU::forward(const Tensor& input) { return F::gelu(input, approximate); }
 Tensor LeakyReLU::forward(const Tensor& input) { return F::leaky_relu(input, negative_slope); }
 Tensor Hardswish::forward(const Tensor& input) { return F::hardswish(input); }
+Tensor LogSigmoid::forward(const Tensor& input) { return F::logsigmoid(input); }
+Tensor Hardshrink::forward(const Tensor& input) { return F::hardshrink(input, lambd); }
 Tensor Softmax::forward(const Tensor& input) { return F::softmax(input, softmax_dim(input, dim)); }
 Tensor LogSoftmax::forward(const Tensor& input) { return F::log_softmax(input, softmax_dim(input, dim)); }
 
 std::string LeakyReLU::extra_repr() const {
   return "negative_slope=" + detail::py_float(negative_slope) + (inplace ? ", inplace=True" : "");
 }
+std::string Hardshrink::extra_repr() const { return detail::py_float(lambd); }
 std::string Softmax::extra_repr() const { return dim_repr(dim); }
 std::string LogSoftmax::extra_repr() const { return dim_repr(dim); }
 

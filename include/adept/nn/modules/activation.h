@@ -1,5 +1,5 @@
 // Activation layers: the modules wrapping nn::functional's activations (torch.nn.ReLU, SiLU,
-// Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, Softmax, LogSoftmax). Any shape -> same shape;
+// Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, LogSigmoid, Hardshrink, Softmax, LogSoftmax). Any shape -> same shape;
 // errors as the functional forms. `inplace` flags are accepted for torch compatibility and shown by
 // repr; results are always computed out of place.
 #pragma once
@@ -64,6 +64,22 @@ class Hardswish : public Module {
   explicit Hardswish(bool inplace = false) : Module("Hardswish"), inplace(inplace) {}
   Tensor forward(const Tensor& input) override;
   bool inplace;
+};
+
+/// log(sigmoid(x)), without overflow (torch.nn.LogSigmoid).
+class LogSigmoid : public Module {
+ public:
+  LogSigmoid() : Module("LogSigmoid") {}
+  Tensor forward(const Tensor& input) override;
+};
+
+/// x where |x| > lambd, else 0 (torch.nn.Hardshrink).
+class Hardshrink : public Module {
+ public:
+  explicit Hardshrink(double lambd = 0.5) : Module("Hardshrink"), lambd(lambd) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double lambd;
 };
 
 /// softmax along `dim`. dim = nullopt picks torch's legacy implicit dim: 0 for 0-, 1- and 3-d

@@ -26,6 +26,8 @@ Tanh = _nn.Tanh
 GELU = _nn.GELU
 LeakyReLU = _nn.LeakyReLU
 Hardswish = _nn.Hardswish
+LogSigmoid = _nn.LogSigmoid
+Hardshrink = _nn.Hardshrink
 Softmax = _nn.Softmax
 LogSoftmax = _nn.LogSoftmax
 
@@ -52,7 +54,8 @@ L1Loss = _nn.L1Loss
 SmoothL1Loss = _nn.SmoothL1Loss
 
 for _cls in (Module, Parameter, Sequential, ModuleList, ModuleDict, Identity, Linear, Flatten, Dropout, ReLU, SiLU,
-             Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, Softmax, LogSoftmax, Conv2d, ConvTranspose2d, MaxPool2d,
+             Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, LogSigmoid, Hardshrink, Softmax, LogSoftmax, Conv2d,
+             ConvTranspose2d, MaxPool2d,
              AvgPool2d, AdaptiveAvgPool2d, MaxUnpool2d, Upsample, BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm,
              BCEWithLogitsLoss, BCELoss, CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss):
     _cls.__module__ = "adept.nn"
