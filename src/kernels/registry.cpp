@@ -1,6 +1,7 @@
 // The registry of kernel families by name, and the names of op codes.
 #include "kernels/registry.h"
 
+#include <iterator>
 #include <map>
 
 #include "kernels/op_ids.h"
@@ -43,6 +44,7 @@ DtypeRule dtype_rule(UnaryOp op) {
 #define ADEPT_UNARY_OP(E, NAME, DTYPES, ...) DTYPES,
 #include "kernels/op_table.def"
   };
+  static_assert(std::size(rules) == kNumUnaryOps, "one dtype rule per unary op");
   return rules[static_cast<int>(op)];
 }
 
@@ -51,6 +53,7 @@ const char* op_name(UnaryOp op) {
 #define ADEPT_UNARY_OP(E, NAME, ...) #NAME,
 #include "kernels/op_table.def"
   };
+  static_assert(std::size(names) == kNumUnaryOps, "one name per op code");
   return names[static_cast<int>(op)];
 }
 const char* op_name(BinaryOp op) {
@@ -58,6 +61,7 @@ const char* op_name(BinaryOp op) {
 #define ADEPT_BINARY_OP(E, NAME, ...) #NAME,
 #include "kernels/op_table.def"
   };
+  static_assert(std::size(names) == kNumBinaryOps, "one name per op code");
   return names[static_cast<int>(op)];
 }
 const char* op_name(ReduceOp op) {
@@ -65,6 +69,7 @@ const char* op_name(ReduceOp op) {
 #define ADEPT_REDUCE_OP(E, NAME, ...) #NAME,
 #include "kernels/op_table.def"
   };
+  static_assert(std::size(names) == kNumReduceOps, "one name per op code");
   return names[static_cast<int>(op)];
 }
 
