@@ -71,8 +71,7 @@ void bind_pointwise(py::module_& m, TensorClass& cls) {
     };
     for (const Row& row : rows) {
       UnaryFn fn = row.fn;
-      m.def(row.name, [fn](const Tensor& x) { return fn(x); }, py::arg("input"), row.doc);
-      cls.def(row.name, [fn](const Tensor& x) { return fn(x); }, row.doc);
+      def_both(m, cls, row.name, [fn](const Tensor& x) { return fn(x); }, row.doc);
     }
   }
   {
