@@ -24,6 +24,8 @@ struct VulkanDeviceInfo {
   uint64_t device_local_bytes = 0;
   bool float16 = false;          // shaderFloat16 + 16-bit storage
   bool int64 = false;            // shaderInt64
+  bool float64 = false;          // shaderFloat64 (float64 tensors; without it they raise)
+  bool int16 = false;            // shaderInt16 (bfloat16 conversions)
   bool int8_storage = false;     // 8-bit storage (bool tensors)
   bool cooperative_matrix = false;  // float16 matmul on VK_NV_cooperative_matrix is in use
   /// Driver quirk: an invocation's loop iterations (all loops together) beyond this are cut short

@@ -125,6 +125,8 @@ VulkanDeviceInfo describe(VkPhysicalDevice pd, int index) {
   info.float16 = s16.storageBuffer16BitAccess && f16.shaderFloat16;
   info.int8_storage = s8.storageBuffer8BitAccess && f16.shaderInt8;
   info.int64 = f2.features.shaderInt64;
+  info.float64 = f2.features.shaderFloat64;
+  info.int16 = f2.features.shaderInt16;
   // llvmpipe (lavapipe) cuts an invocation's loops short after about 2^16 iterations in total:
   // seen as wrong sums over ~6M elements (24k steps of 2 loops) and matmuls with K over ~40k.
   if (info.driver.find("llvmpipe") != std::string::npos || info.name.find("llvmpipe") != std::string::npos) {
@@ -190,8 +192,9 @@ Context& Context::get(int index) {
 Context::Context(int index) : index_(index) {
   physical_ = holder().devices[index];
   info_ = describe(physical_, index);
-  ADEPT_CHECK(info_.int8_storage && info_.float16, DeviceError,
-              "vulkan: device {} lacks 8/16-bit storage buffers or shaderFloat16, which Adept requires", info_.name);
+  ADEPT_CHECK(info_.int8_storage && info_.float16 && info_.int16, DeviceError,
+              "vulkan: device {} lacks 8/16-bit storage buffers, shaderFloat16 or shaderInt16, which Adept requires",
+              info_.name);
   uint32_t nq = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nq, nullptr);
   std::vector<VkQueueFamilyProperties> qf(nq);
@@ -220,6 +223,8 @@ Context::Context(int index) : index_(index) {
   s8.pNext = &f16;
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.features.shaderInt64 = info_.int64 ? VK_TRUE : VK_FALSE;
+  f2.features.shaderFloat64 = info_.float64 ? VK_TRUE : VK_FALSE;
+  f2.features.shaderInt16 = VK_TRUE;
   f2.pNext = &s16;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   const char* cm_ext = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
@@ -262,10 +267,10 @@ namespace adept {
 
 std::string VulkanDeviceInfo::str() const {
   return fmt::format("vulkan:{} {} (driver {}, Vulkan {}.{}, subgroup {}, push constants {} B, storage range {} MiB, "
-                     "shared memory {} KiB, device memory {} MiB, float16 {}, int64 {}, cooperative_matrix {})",
+                     "shared memory {} KiB, device memory {} MiB, float16 {}, float64 {}, int64 {}, cooperative_matrix {})",
                      index, name, driver, VK_API_VERSION_MAJOR(api_version), VK_API_VERSION_MINOR(api_version),
                      subgroup_size, max_push_constants, max_storage_buffer_range >> 20, max_shared_memory >> 10,
-                     device_local_bytes >> 20, float16, int64, cooperative_matrix);
+                     device_local_bytes >> 20, float16, float64, int64, cooperative_matrix);
 }
 
 bool vulkan_is_available() { return vk::Context::available(); }

@@ -1,6 +1,7 @@
 // Shared Vulkan kernel plumbing (see launch.h).
 #include "backends/vulkan/launch.h"
 
+#include <cstring>
 #include <limits>
 
 #include "adept/errors.h"
@@ -16,20 +17,29 @@ BufferRange range_of(const Tensor& t) {
   return {chunk->block->buffer, chunk->offset, chunk->size};
 }
 
-bool storable_dtype(int, Dtype d) {
-  return d == kFloat32 || d == kFloat16 || d == kInt32 || d == kInt64 || d == kBool;
-}
+bool storable_dtype(int, Dtype) { return true; }
 
-std::string dtype_suffix(Dtype d, const char* op) {
+std::string dtype_suffix(Dtype d) {
   switch (d) {
     case kFloat32: return "f32";
     case kFloat16: return "f16";
+    case kBFloat16: return "bf16";
+    case kFloat64: return "f64";
     case kInt32: return "i32";
     case kInt64: return "i64";
-    case kBool: return "u8";
-    default:
-      throw NotImplementedForDevice(fmt::format("{}: dtype {} is not implemented for device 'vulkan' (supported: "
-                                                "float32, float16, int32, int64, bool)", op, dtype_name(d)));
+    case kUInt8: return "u8";
+    case kBool: return "bool";
+  }
+  return "?";
+}
+
+void ElementwisePush::set(uint32_t (&slot)[2], double v, Dtype d) {
+  if (d == kFloat64) {
+    std::memcpy(slot, &v, 8);
+  } else {
+    const float f = static_cast<float>(v);
+    std::memcpy(&slot[0], &f, 4);
+    slot[1] = 0;
   }
 }
 
@@ -51,6 +61,9 @@ void launch(Context& ctx, const char* op, const std::string& shader, const std::
             uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
   ADEPT_CHECK(push_size <= ctx.info().max_push_constants, ValueError, "{}: push constants of {} bytes exceed the "
               "device limit of {}", op, push_size, ctx.info().max_push_constants);
+  ADEPT_CHECK(ctx.info().float64 || shader.find("f64") == std::string::npos, NotImplementedForDevice,
+              "{}: dtype float64 is not implemented for device 'vulkan:{}' ({} lacks shaderFloat64)", op, ctx.index(),
+              ctx.info().name);
   const auto& p = ctx.pipelines().get(shader, spec, static_cast<uint32_t>(operands.size() + 1), push_size, op);
   std::lock_guard<std::mutex> lock(ctx.mutex());
   std::vector<BufferRange> buffers;

@@ -15,27 +15,29 @@ namespace adept::vk {
 Context& context_of(const Tensor& t);
 /// The buffer range (whole chunk) holding a Vulkan tensor's storage.
 BufferRange range_of(const Tensor& t);
-/// Shader-variant suffix of a dtype ("f32", "f16", "i32", "i64", "u8" for bool); throws
-/// NotImplementedForDevice naming `op` for dtypes the backend lacks (float64, bfloat16, uint8).
-std::string dtype_suffix(Dtype d, const char* op);
-/// Whether Vulkan tensors can hold `d` (there is a copy/fill/where/reduce shader variant for it); the
-/// `code` argument makes it a KernelSupportFn.
+/// Shader-variant suffix of a dtype, as in the shaders' `@build` lines: "f32", "f16", "bf16", "f64",
+/// "i32", "i64", "u8", "bool".
+std::string dtype_suffix(Dtype d);
+/// Whether Vulkan tensors can hold `d`: every dtype has copy/fill/where/reduce variants (float64 needs the
+/// device's shaderFloat64, checked at dispatch); the `code` argument makes it a KernelSupportFn.
 bool storable_dtype(int code, Dtype d);
 
 /// Push constants of the elementwise shaders (mirrors shaders/elementwise_pc.glsl, std430).
+/// The parameters a, b, c hold a float's bits in word 0, or a double's two words for float64 variants.
 struct ElementwisePush {
   uint32_t numel = 0;
   uint32_t ndim = 0;
   uint32_t contiguous = 0;
   uint32_t pad0 = 0;
-  float a = 0, b = 0, c = 0;
-  uint32_t pad1 = 0;
+  uint32_t a[2] = {0, 0}, b[2] = {0, 0}, c[2] = {0, 0};
+  /// Stores `v` into parameter `slot` (a, b or c) as the shader variant of dtype `d` reads it.
+  static void set(uint32_t (&slot)[2], double v, Dtype d);
 };
 static_assert(offsetof(ElementwisePush, numel) == 0);
 static_assert(offsetof(ElementwisePush, contiguous) == 8);
 static_assert(offsetof(ElementwisePush, a) == 16);
-static_assert(offsetof(ElementwisePush, c) == 24);
-static_assert(sizeof(ElementwisePush) == 32);
+static_assert(offsetof(ElementwisePush, c) == 32);
+static_assert(sizeof(ElementwisePush) == 40);
 
 /// Dispatches an elementwise shader over same-shaped operands (operand 0 is the output):
 /// dims are coalesced, sizes/offsets/strides go into the metadata buffer.

@@ -1,8 +1,11 @@
 #version 450
 // out = a OP b elementwise (OP: specialization constant, a BINARY_* code of the generated
 // op_table.glsl). The `case` labels after each `@variant` marker are the ops that variant implements
-// (read at build time; `all` is every variant). Integer division (Div) is not implemented: GLSL leaves
-// the rounding of negative quotients to the driver.
+// (read at build time; `all` is every variant, `float` the floating dtypes, `single` float32/float16/
+// bfloat16 (GLSL has no float64 pow and atan), `int` the integer and bool dtypes). Integer division
+// (Div) is not implemented: GLSL leaves the rounding of negative quotients to the driver.
+// @build binary = all
+// @build binary bool all
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elementwise_pc.glsl"
@@ -48,8 +51,8 @@ C_1 minv(C_1 x, C_1 y) {
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < pc.numel; i += stride) {
-    C_1 x = C_1(a_[idx(i, 1u)]);
-    C_1 y = C_1(b_[idx(i, 2u)]);
+    C_1 x = LOAD_1(a_[idx(i, 1u)]);
+    C_1 y = LOAD_1(b_[idx(i, 2u)]);
     C_0 r;
     switch (OP) {
       // @variant all
@@ -72,8 +75,11 @@ void main() {
 #if IS_FLOAT
       // @variant float
       case BINARY_Div: r = C_0(x / y); break;
+#if !IS_DOUBLE
+      // @variant single
       case BINARY_Pow: r = C_0(pow_signed(x, y)); break;
       case BINARY_Atan2: r = C_0(atan(x, y)); break;
+#endif
 #else
       // @variant int
       case BINARY_BitwiseAnd: r = C_0(x & y); break;
@@ -83,10 +89,6 @@ void main() {
       // @end
       default: return;  // unreachable: the host refuses the ops a variant lacks (no value is written)
     }
-#if OUT_BOOL
-    out_[idx(i, 0u)] = T_0(r != C_0(0) ? 1 : 0);
-#else
-    out_[idx(i, 0u)] = T_0(r);
-#endif
+    out_[idx(i, 0u)] = STORE_0(r);
   }
 }

@@ -1,9 +1,42 @@
-// Shared declarations of Adept's compute shaders: arithmetic types, the metadata buffer (binding
-// 0) and N-d strided indexing. Each shader is compiled once per dtype variant with -D macros:
-// T_<n> (storage type of operand n) and C_<n> (compute type).
+// Shared declarations of Adept's compute shaders: arithmetic types, loads and stores of every dtype,
+// the metadata buffer (binding 0) and N-d strided indexing. Each shader is compiled once per dtype
+// variant with the -D macros of cmake/vulkan_shaders.cmake: T_<n> (storage type of operand n),
+// C_<n> (compute type), IS_BF16_<n>, OUT_BOOL ...
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_8bit_storage : require
+
+// bfloat16 lives in 16-bit storage as the upper half of a float32; arithmetic is in float32.
+// Rounding to bfloat16 is to nearest even; NaN stays a (quiet) NaN.
+float bf16_to_float(uint16_t x) { return uintBitsToFloat(uint(x) << 16); }
+uint16_t float_to_bf16(float f) {
+  uint u = floatBitsToUint(f);
+  if (isnan(f)) return uint16_t((u >> 16) | 0x40u);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+// LOAD_n(x): a stored value of operand n as its compute type; STORE_n(v): a compute-type value as
+// operand n's storage (bool: 1 for any non-zero value, NaN included).
+#if IS_BF16_0
+#define LOAD_0(x) bf16_to_float(x)
+#define STORE_0(v) float_to_bf16(float(v))
+#elif OUT_BOOL
+#define LOAD_0(x) C_0(x)
+#define STORE_0(v) T_0(bool(v) ? 1 : 0)
+#else
+#define LOAD_0(x) C_0(x)
+#define STORE_0(v) T_0(v)
+#endif
+#if IS_BF16_1
+#define LOAD_1(x) bf16_to_float(x)
+#define STORE_1(v) float_to_bf16(float(v))
+#elif IS_BOOL
+#define LOAD_1(x) C_1(x)
+#define STORE_1(v) T_1(bool(v) ? 1 : 0)
+#else
+#define LOAD_1(x) C_1(x)
+#define STORE_1(v) T_1(v)
+#endif
 
 // Metadata of a strided N-d iteration, written by the host per dispatch:
 //   meta[0 .. ndim)                 sizes (outermost first)

@@ -1,5 +1,6 @@
 #version 450
-// dst[i] = convert(src[i]) for any strides; conversion to bool is (value != 0).
+// dst[i] = convert(src[i]) for any strides and any pair of dtypes; conversion to bool is (value != 0).
+// @build copy all all
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elementwise_pc.glsl"
@@ -10,11 +11,11 @@ layout(std430, set = 0, binding = 2) readonly buffer In { T_1 in_[]; };
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < pc.numel; i += stride) {
-    C_1 x = C_1(in_[idx(i, 1u)]);
+    C_1 x = LOAD_1(in_[idx(i, 1u)]);
 #if OUT_BOOL
-    out_[idx(i, 0u)] = T_0(x != C_1(0) ? 1 : 0);
+    out_[idx(i, 0u)] = STORE_0(x != C_1(0));
 #else
-    out_[idx(i, 0u)] = T_0(C_0(x));
+    out_[idx(i, 0u)] = STORE_0(C_0(x));
 #endif
   }
 }

@@ -4,11 +4,16 @@ layout(push_constant) uniform Push {
   uint ndim;        // dims in the metadata
   uint contiguous;  // bit k set: operand k is contiguous in output order (index = offset + i)
   uint pad0;
-  float a;          // op parameters (unary: clamp bounds, slopes, exponents)
-  float b;
-  float c;
-  uint pad1;
+  uvec2 a;          // op parameters (unary: clamp bounds, slopes, exponents): float bits in .x, or
+  uvec2 b;          // the two words of a double for float64 variants (PARAM reads either)
+  uvec2 c;
 } pc;
+
+#if IS_DOUBLE
+#define PARAM(v) packDouble2x32(v)
+#else
+#define PARAM(v) uintBitsToFloat((v).x)
+#endif
 
 int idx(uint i, uint k) {
   if ((pc.contiguous & (1u << k)) != 0u) return meta[pc.ndim + k * (pc.ndim + 1u)] + int(i);

@@ -3,7 +3,8 @@
 // each thread owns an 8x8 micro-tile whose rows and columns are strided by 16, so threads of a
 // subgroup read consecutive shared-memory words (no bank conflicts). K is walked in steps of 16
 // through shared memory. Operands may have any strides (transposed views need no copy);
-// accumulation is in float.
+// accumulation is in float (bfloat16 is stored 16-bit, computed in float32).
+// @build matmul - f32,f16,bf16
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
@@ -32,10 +33,10 @@ void main() {
       // Neighbouring threads read neighbouring addresses: along k when A is row-major.
       uint k = pc.a_k_major != 0u ? e % TK : e / TM, m = pc.a_k_major != 0u ? e / TK : e % TM;
       uint gm = row0 + m, gk = k0 + k;
-      As[k][m] = (gm < pc.M && gk < pc.K) ? float(a_[a_base + int(gm) * a_sm + int(gk) * a_sk]) : 0.0;
+      As[k][m] = (gm < pc.M && gk < pc.K) ? LOAD_0(a_[a_base + int(gm) * a_sm + int(gk) * a_sk]) : 0.0;
       uint kb = e / TN, n = e % TN;
       uint gn = col0 + n, gkb = k0 + kb;
-      Bs[kb][n] = (gn < pc.N && gkb < pc.K) ? float(b_[b_base + int(gkb) * b_sk + int(gn) * b_sn]) : 0.0;
+      Bs[kb][n] = (gn < pc.N && gkb < pc.K) ? LOAD_0(b_[b_base + int(gkb) * b_sk + int(gn) * b_sn]) : 0.0;
     }
     barrier();
     for (uint k = 0u; k < TK; ++k) {
@@ -52,7 +53,7 @@ void main() {
     if (gm >= pc.M) continue;
     for (int j = 0; j < 8; ++j) {
       uint gn = col0 + tc + uint(j) * 16u;
-      if (gn < pc.N) c_[c_base + int(gm) * meta[10] + int(gn) * meta[11]] = T_0(acc[i][j]);
+      if (gn < pc.N) c_[c_base + int(gm) * meta[10] + int(gn) * meta[11]] = STORE_0(acc[i][j]);
     }
   }
 }

@@ -5,6 +5,7 @@
 // Used only when the device reports the extension with subgroup size 32, M, N, K are multiples
 // of 16 and A, B are row- or column-major with 8-element aligned offsets and strides; C is
 // row-major. Other cases use matmul.comp.
+// @build matmul_coopmat - f16
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require

@@ -3,7 +3,11 @@
 // parts of the reduced sub-block and combine in shared memory; or, for short reductions with many
 // outputs (PER_THREAD), one invocation per output element. OP is a REDUCE_* code of the generated op_table.glsl
 // (Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any). Max/Min propagate NaN; Arg* return the first
-// index of the extreme value (NaN counts as the extreme), as int64.
+// index of the extreme value (NaN counts as the extreme), as int64. ACC is the input's accumulator
+// type (float for float16/bfloat16).
+// @build reduce = all -DARG_OUT=0
+// @build reduce bool all -DARG_OUT=0
+// @build reduce_idx i64 all -DARG_OUT=1
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "op_table.glsl"
@@ -53,10 +57,8 @@ void fold(inout ACC acc, inout int best, ACC v, int i) {
 void store(int out_off, ACC acc, int best) {
 #if ARG_OUT
   out_[out_off] = T_0(best < 0 ? 0 : best);
-#elif OUT_BOOL
-  out_[out_off] = T_0(acc != ACC(0) ? 1 : 0);
 #else
-  out_[out_off] = T_0(acc);
+  out_[out_off] = STORE_0(C_0(acc));
 #endif
 }
 
@@ -88,7 +90,7 @@ void main() {
       rr /= s;
       off += int(c) * meta[ris + d];
     }
-    fold(acc, best, ACC(in_[off]), int(r));
+    fold(acc, best, ACC(LOAD_1(in_[off])), int(r));
   }
   if (PER_THREAD) {
     store(out_off, acc, best);

@@ -1,7 +1,12 @@
 #version 450
 // out = OP(x) elementwise (OP: specialization constant, a UNARY_* code of the generated op_table.glsl).
-// Floating variants compute in float; IS_FLOAT=0 variants implement the integer subset. The `case`
-// labels after each `@variant` marker are the ops that variant implements (read at build time).
+// float16 and bfloat16 compute in float32, float64 in double; integer variants implement the integer
+// subset. The `case` labels after each `@variant` marker are the ops that variant implements (read at
+// build time): `float` every floating dtype, `single` float32/float16/bfloat16 only (GLSL has no
+// float64 exp, log, trigonometric functions: float64 raises NotImplementedForDevice for them), `int`
+// the integer and bool dtypes.
+// @build unary = all
+// @build unary bool all
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elementwise_pc.glsl"
@@ -11,7 +16,7 @@ layout(constant_id = 0) const int OP = 0;
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In { T_1 in_[]; };
 
-#if IS_FLOAT
+#if IS_FLOAT && !IS_DOUBLE
 // erf with Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7).
 float erf_approx(float x) {
   float s = sign(x);
@@ -24,58 +29,65 @@ float log1p_(float x) { return abs(x) < 1e-4 ? x * (1.0 - x * (0.5 - x / 3.0)) :
 float expm1_(float x) { return abs(x) < 1e-5 ? x * (1.0 + 0.5 * x) : exp(x) - 1.0; }
 float tanh_(float x) { return tanh(clamp(x, -15.0, 15.0)); }
 float sigmoid_(float x) { return 1.0 / (1.0 + exp(-x)); }
-float round_even(float x) { return roundEven(x); }
 #endif
 
+#define PA C_1(PARAM(pc.a))
+#define PB C_1(PARAM(pc.b))
+#define PC C_1(PARAM(pc.c))
+
 void main() {
-  const float INF = 1.0 / 0.0;
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < pc.numel; i += stride) {
-    C_1 x = C_1(in_[idx(i, 1u)]);
+    C_1 x = LOAD_1(in_[idx(i, 1u)]);
     C_1 r;
     switch (OP) {
 #if IS_FLOAT
       // @variant float
       case UNARY_Neg: r = -x; break;
       case UNARY_Abs: r = abs(x); break;
-      case UNARY_Sign: r = isnan(x) ? 0.0 : sign(x); break;
+      case UNARY_Sign: r = isnan(x) ? C_1(0) : sign(x); break;
       case UNARY_Floor: r = floor(x); break;
       case UNARY_Ceil: r = ceil(x); break;
-      case UNARY_Round: r = round_even(x); break;
+      case UNARY_Round: r = roundEven(x); break;
       case UNARY_Trunc: r = trunc(x); break;
+      case UNARY_Sqrt: r = sqrt(x); break;
+      case UNARY_Rsqrt: r = inversesqrt(x); break;
+      case UNARY_Relu: r = isnan(x) ? x : max(x, C_1(0)); break;
+      case UNARY_Reciprocal: r = C_1(1) / x; break;
+      case UNARY_LogicalNot: r = C_1(x == C_1(0)); break;
+      case UNARY_IsNan: r = C_1(isnan(x)); break;
+      case UNARY_IsInf: r = C_1(isinf(x)); break;
+      case UNARY_IsFinite: r = C_1(!isnan(x) && !isinf(x)); break;
+      case UNARY_IsPosInf: r = C_1(isinf(x) && x > C_1(0)); break;
+      case UNARY_IsNegInf: r = C_1(isinf(x) && x < C_1(0)); break;
+      case UNARY_Clamp: r = isnan(x) ? x : min(max(x, PA), PB); break;
+      case UNARY_NanToNum: r = isnan(x) ? PA : (isinf(x) ? (x > C_1(0) ? PB : PC) : x); break;
+      case UNARY_LeakyRelu: r = x > C_1(0) ? x : x * PA; break;
+      case UNARY_Square: r = x * x; break;
+      case UNARY_Hardshrink: r = (x >= -PA && x <= PA) ? C_1(0) : x; break;
+#if !IS_DOUBLE
+      // @variant single
       case UNARY_Exp: r = exp(x); break;
       case UNARY_Exp2: r = exp2(x); break;
       case UNARY_Log: r = log(x); break;
       case UNARY_Log2: r = log2(x); break;
       case UNARY_Log1p: r = log1p_(x); break;
       case UNARY_Expm1: r = expm1_(x); break;
-      case UNARY_Sqrt: r = sqrt(x); break;
-      case UNARY_Rsqrt: r = inversesqrt(x); break;
       case UNARY_Sin: r = sin(x); break;
       case UNARY_Cos: r = cos(x); break;
       case UNARY_Tan: r = tan(x); break;
       case UNARY_Atan: r = atan(x); break;
       case UNARY_Tanh: r = tanh_(x); break;
       case UNARY_Sigmoid: r = sigmoid_(x); break;
-      case UNARY_Relu: r = isnan(x) ? x : max(x, 0.0); break;
       case UNARY_Silu: r = x * sigmoid_(x); break;
       case UNARY_GeluErf: r = 0.5 * x * (1.0 + erf_approx(x * 0.70710678118654752)); break;
       case UNARY_GeluTanh: r = 0.5 * x * (1.0 + tanh_(0.79788456080286535 * (x + 0.044715 * x * x * x))); break;
-      case UNARY_Softplus: r = x * pc.a > pc.b ? x : log1p_(exp(x * pc.a)) / pc.a; break;
+      case UNARY_Softplus: r = x * PA > PB ? x : log1p_(exp(x * PA)) / PA; break;
       case UNARY_Erf: r = erf_approx(x); break;
-      case UNARY_Reciprocal: r = 1.0 / x; break;
-      case UNARY_LogicalNot: r = C_1(x == 0.0); break;
-      case UNARY_IsNan: r = C_1(isnan(x)); break;
-      case UNARY_IsInf: r = C_1(isinf(x)); break;
-      case UNARY_IsFinite: r = C_1(!isnan(x) && !isinf(x)); break;
-      case UNARY_IsPosInf: r = C_1(x == INF); break;
-      case UNARY_IsNegInf: r = C_1(x == -INF); break;
-      case UNARY_Clamp: r = isnan(x) ? x : min(max(x, pc.a), pc.b); break;
-      case UNARY_NanToNum: r = isnan(x) ? pc.a : (x == INF ? pc.b : (x == -INF ? pc.c : x)); break;
-      case UNARY_PowScalar: r = pc.a == 2.0 ? x * x : pow_signed(x, pc.a); break;
-      case UNARY_RoundDecimals: { float p = exp2(pc.a * 3.321928094887362); r = round_even(x * p) / p; } break;
-      case UNARY_LeakyRelu: r = x > 0.0 ? x : x * pc.a; break;
-      case UNARY_Square: r = x * x; break;
+      case UNARY_PowScalar: r = PA == 2.0 ? x * x : pow_signed(x, PA); break;
+      case UNARY_RoundDecimals: { float p = exp2(PA * 3.321928094887362); r = roundEven(x * p) / p; } break;
+      case UNARY_LogSigmoid: r = min(x, 0.0) - log1p_(exp(-abs(x))); break;
+#endif
 #else
       // @variant int
       case UNARY_Neg: r = -x; break;
@@ -87,16 +99,12 @@ void main() {
       case UNARY_BitwiseNot: r = IS_BOOL != 0 ? C_1(x == C_1(0)) : ~x; break;
       case UNARY_IsNan: case UNARY_IsInf: case UNARY_IsPosInf: case UNARY_IsNegInf: r = C_1(0); break;
       case UNARY_IsFinite: r = C_1(1); break;
-      case UNARY_Clamp: r = C_1(clamp(float(x), pc.a, pc.b)); break;
+      case UNARY_Clamp: r = C_1(clamp(float(x), PA, PB)); break;
       case UNARY_Square: r = x * x; break;
 #endif
       // @end
       default: return;  // unreachable: the host refuses the ops a variant lacks (no value is written)
     }
-#if OUT_BOOL
-    out_[idx(i, 0u)] = T_0(r != C_1(0) ? 1 : 0);
-#else
-    out_[idx(i, 0u)] = T_0(r);
-#endif
+    out_[idx(i, 0u)] = STORE_0(r);
   }
 }

@@ -1,5 +1,6 @@
 #version 450
-// out = cond ? a : b elementwise (cond is bool stored as uint8).
+// out = cond ? a : b elementwise (cond is bool stored as uint8); values are moved as stored bits.
+// @build where - all
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elementwise_pc.glsl"

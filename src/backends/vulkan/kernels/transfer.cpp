@@ -22,7 +22,6 @@ std::shared_ptr<Storage> allocate_vk(size_t nbytes, Device device) {
 }
 
 void from_host_vk(const Tensor& dst, const void* host_src) {
-  dtype_suffix(dst.dtype(), "to");  // raises for dtypes the backend lacks
   Context& ctx = context_of(dst);
   size_t bytes = dst.numel() * dst.element_size();
   Chunk* staging = ctx.host_allocator().allocate(bytes);

@@ -1,4 +1,5 @@
-// Vulkan kernels for copy/convert, fill, unary, binary and where.
+// Vulkan kernels of the pointwise family: copy/convert, fill, unary, binary and where (shaders/copy.comp,
+// fill.comp, unary.comp, binary.comp, where.comp).
 #include <bitset>
 #include <cstring>
 
@@ -10,18 +11,20 @@ namespace {
 
 // The op codes each variant of the unary and binary shaders implements (generated from their `case`
 // labels), so that the host refuses the others before recording anything.
+// Markers: `all`, `float` (single and double), `single` (float32/float16/bfloat16), `int`.
 struct VariantOps {
-  std::bitset<64> float_ops, int_ops;
+  std::bitset<64> single_ops, double_ops, int_ops;
   VariantOps& add(const char* variant, int code) {
     const std::string v(variant);
-    if (v != "int") float_ops.set(code);
-    if (v != "float") int_ops.set(code);
+    if (v == "all" || v == "float" || v == "single") single_ops.set(code);
+    if (v == "all" || v == "float") double_ops.set(code);
+    if (v == "all" || v == "int") int_ops.set(code);
     return *this;
   }
   bool has(int code, Dtype d) const {
-    if (d == kFloat32 || d == kFloat16) return float_ops.test(code);
-    if (d == kInt32 || d == kInt64 || d == kBool) return int_ops.test(code);
-    return false;  // no shader variant for this dtype
+    if (d == kFloat64) return double_ops.test(code);
+    if (is_floating_point(d)) return single_ops.test(code);
+    return int_ops.test(code);
   }
 };
 static_assert(kNumUnaryOps <= 64 && kNumBinaryOps <= 64, "VariantOps holds 64 codes per family");
@@ -62,7 +65,7 @@ void require(bool ok, const char* op, Dtype d) {
 }
 
 void copy_vk(const Tensor& dst, const Tensor& src) {
-  std::string shader = "copy_" + dtype_suffix(dst.dtype(), "copy") + "_" + dtype_suffix(src.dtype(), "copy");
+  std::string shader = "copy_" + dtype_suffix(dst.dtype()) + "_" + dtype_suffix(src.dtype());
   launch_elementwise("copy", shader, {}, {&dst, &src}, {});
 }
 
@@ -72,6 +75,16 @@ void fill_vk(const Tensor& dst, const Scalar& value) {
   switch (dst.dtype()) {
     case kFloat32: { float f = value.to<float>(); std::memcpy(&lo, &f, 4); break; }
     case kFloat16: lo = Half(static_cast<float>(value.to_double())).bits; break;
+    case kBFloat16: lo = BFloat16(static_cast<float>(value.to_double())).bits; break;
+    case kFloat64: {
+      double f = value.to_double();
+      uint64_t v;
+      std::memcpy(&v, &f, 8);
+      lo = static_cast<uint32_t>(v);
+      hi = static_cast<uint32_t>(v >> 32);
+      break;
+    }
+    case kUInt8: lo = static_cast<uint8_t>(value.to<int64_t>()); break;
     case kInt32: lo = static_cast<uint32_t>(value.to<int32_t>()); break;
     case kInt64: {
       auto v = static_cast<uint64_t>(value.to<int64_t>());
@@ -80,31 +93,30 @@ void fill_vk(const Tensor& dst, const Scalar& value) {
       break;
     }
     case kBool: lo = value.to_bool() ? 1 : 0; break;
-    default: dtype_suffix(dst.dtype(), "fill");
   }
-  std::memcpy(&p.a, &lo, 4);
-  std::memcpy(&p.b, &hi, 4);
-  launch_elementwise("fill", "fill_" + dtype_suffix(dst.dtype(), "fill"), {}, {&dst}, p);
+  p.a[0] = lo;
+  p.a[1] = hi;
+  launch_elementwise("fill", "fill_" + dtype_suffix(dst.dtype()), {}, {&dst}, p);
 }
 
 void unary_vk(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params) {
   require(unary_supports(static_cast<int>(op), in.dtype()), op_name(op), in.dtype());
-  std::string shader = "unary_" + dtype_suffix(out.dtype(), "unary") + "_" + dtype_suffix(in.dtype(), "unary");
+  std::string shader = "unary_" + dtype_suffix(out.dtype()) + "_" + dtype_suffix(in.dtype());
   ElementwisePush p;
-  p.a = static_cast<float>(params.a);
-  p.b = static_cast<float>(params.b);
-  p.c = static_cast<float>(params.c);
+  ElementwisePush::set(p.a, params.a, in.dtype());
+  ElementwisePush::set(p.b, params.b, in.dtype());
+  ElementwisePush::set(p.c, params.c, in.dtype());
   launch_elementwise("unary", shader, {static_cast<int32_t>(op)}, {&out, &in}, p);
 }
 
 void binary_vk(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   require(binary_supports(static_cast<int>(op), a.dtype()), op_name(op), a.dtype());
-  std::string shader = "binary_" + dtype_suffix(out.dtype(), "binary") + "_" + dtype_suffix(a.dtype(), "binary");
+  std::string shader = "binary_" + dtype_suffix(out.dtype()) + "_" + dtype_suffix(a.dtype());
   launch_elementwise("binary", shader, {static_cast<int32_t>(op)}, {&out, &a, &b}, {});
 }
 
 void where_vk(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  launch_elementwise("where", "where_" + dtype_suffix(out.dtype(), "where"), {}, {&out, &cond, &a, &b}, {});
+  launch_elementwise("where", "where_" + dtype_suffix(out.dtype()), {}, {&out, &cond, &a, &b}, {});
 }
 
 }  // namespace
