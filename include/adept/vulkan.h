@@ -2,7 +2,9 @@
 // Tensors live on "vulkan:N" devices (`x.to("vulkan")`); ops without a Vulkan kernel raise
 // NotImplementedForDevice naming the op. Environment: ADEPT_VULKAN_DEVICE picks the default
 // device index, ADEPT_VK_VALIDATION=1 enables the Khronos validation layer,
-// ADEPT_VK_DISABLE_COOPMAT=1 turns off the cooperative-matrix matmul path.
+// ADEPT_VK_DISABLE_COOPMAT=1 turns off the cooperative-matrix matmul path, ADEPT_VK_MEMORY_LIMIT=bytes
+// caps the device memory the allocator reserves, ADEPT_VK_TIMEOUT=seconds (default 600) bounds every
+// wait for the device (a stuck device raises DeviceError naming the last op instead of hanging).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -51,5 +53,11 @@ struct VulkanMemoryStats {
 VulkanMemoryStats vulkan_memory_stats(int index = -1);
 /// Returns cached, unused device memory blocks to the driver.
 void vulkan_empty_cache(int index = -1);
+/// Caps the memory the allocator of `vulkan:index` reserves from the driver at `fraction` of the device's
+/// local memory (torch.cuda.set_per_process_memory_fraction); a request beyond it raises OutOfMemoryError
+/// naming the requested, allocated and reserved bytes. 1 (the default) means no cap below the device's
+/// own. Throws ValueError for a fraction outside [0, 1]. The environment variable ADEPT_VK_MEMORY_LIMIT
+/// (bytes) sets a cap when the device is first used.
+void vulkan_set_per_process_memory_fraction(double fraction, int index = -1);
 
 }  // namespace adept

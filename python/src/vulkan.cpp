@@ -26,6 +26,7 @@ void init_vulkan(py::module_& parent) {
       e["device_local_bytes"] = d.device_local_bytes;
       e["float16"] = d.float16;
       e["int64"] = d.int64;
+      e["float64"] = d.float64;
       e["cooperative_matrix"] = d.cooperative_matrix;
       e["description"] = d.str();
       out.append(e);
@@ -42,6 +43,10 @@ void init_vulkan(py::module_& parent) {
     return d;
   }, py::arg("device") = -1, "Allocator statistics in bytes.");
   m.def("empty_cache", &vulkan_empty_cache, py::arg("device") = -1, "Returns unused cached memory to the driver.");
+  m.def("set_per_process_memory_fraction", &vulkan_set_per_process_memory_fraction, py::arg("fraction"),
+        py::arg("device") = -1,
+        "Caps the memory the device's allocator reserves at `fraction` of its local memory "
+        "(torch.cuda.set_per_process_memory_fraction); beyond it allocations raise MemoryError.");
 #else
   m.def("is_available", [] { return false; }, "This build has no Vulkan backend.");
   m.def("device_count", [] { return 0; });

@@ -114,8 +114,9 @@ TEST_F(VulkanRegistry, SupportedFollowsTheShaderVariants) {
   const Device vk("vulkan");
   EXPECT_TRUE(supported("exp", vk, kFloat32, true));
   EXPECT_TRUE(supported("bitwise_and", vk, kInt32));
-  EXPECT_FALSE(supported("logsigmoid", vk, kFloat32));  // no shader case yet
-  EXPECT_FALSE(supported("exp", vk, kFloat64));         // no float64 variant
+  EXPECT_TRUE(supported("logsigmoid", vk, kFloat32));
+  EXPECT_TRUE(supported("sqrt", vk, kFloat64));
+  EXPECT_FALSE(supported("exp", vk, kFloat64));  // GLSL has no float64 exp: the float64 variant lacks it
   EXPECT_FALSE(supported("conv2d", vk, kFloat32));
   const std::vector<std::string> missing = missing_kernels({"conv2d", "max_pool2d", "exp"}, vk, kFloat32, true);
   EXPECT_TRUE(contains(missing, "conv2d: conv2d_forward (float32)"));
@@ -130,12 +131,13 @@ TEST_F(VulkanRegistry, ADeviceThatDoesNotExistIsAnError) {
 
 TEST_F(VulkanRegistry, AnOpAShaderVariantLacksIsRefusedAtDispatch) {
   const Device vk("vulkan");
-  Tensor x = randn({4}).to(vk);
+  Tensor x = randn({4}, TensorOptions(kFloat64)).to(vk);
   try {
-    logsigmoid(x);
-    FAIL() << "logsigmoid ran on Vulkan";
+    exp(x);
+    FAIL() << "float64 exp ran on Vulkan";
   } catch (const NotImplementedForDevice& e) {
-    EXPECT_NE(std::string(e.what()).find("logsigmoid"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("exp"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("float64"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("vulkan"), std::string::npos) << e.what();
   }
   Tensor a = tensor(I{7, -7}, TensorOptions(kInt32)).to(vk), b = tensor(I{2, 2}, TensorOptions(kInt32)).to(vk);

@@ -235,16 +235,16 @@ TEST_F(Vulkan, AutogradThroughVulkanKernels) {
 }
 
 TEST_F(Vulkan, OpWithoutKernelRaisesNotImplemented) {
-  Tensor x = randn({3, 4}).to(kVk);
+  Tensor x = randn({1, 2, 5, 5}).to(kVk), w = randn({3, 2, 3, 3}).to(kVk);
   try {
-    cumsum(x, 0);
+    conv_transpose2d(x, w.transpose(0, 1).contiguous());
     FAIL() << "expected NotImplementedForDevice";
   } catch (const NotImplementedForDevice& e) {
     std::string msg = e.what();
-    EXPECT_NE(msg.find("cumsum"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("conv"), std::string::npos) << msg;
     EXPECT_NE(msg.find("vulkan"), std::string::npos) << msg;
   }
-  EXPECT_THROW(randn({2}).to(kFloat64).to(kVk), NotImplementedForDevice);
+  EXPECT_THROW(sin(randn({2}, TensorOptions(kFloat64)).to(kVk)), NotImplementedForDevice);
 }
 
 TEST_F(Vulkan, AllocatorReusesFreedMemoryAndReportsStats) {
@@ -259,6 +259,43 @@ TEST_F(Vulkan, AllocatorReusesFreedMemoryAndReportsStats) {
   EXPECT_LE(after.reserved, before.reserved + (64u << 20));
   EXPECT_GE(after.peak, after.allocated);
   vulkan_empty_cache();
+}
+
+TEST_F(Vulkan, AMemoryCapRaisesOutOfMemoryNamingTheBytes) {
+  vulkan_synchronize();
+  vulkan_empty_cache();
+  vulkan_set_per_process_memory_fraction(0.0);  // the smallest cap: nothing new can be reserved
+  try {
+    Tensor big = empty({16 << 20}, TensorOptions(kFloat32).set_device(kVk));
+    vulkan_set_per_process_memory_fraction(1.0);
+    FAIL() << "a 64 MiB tensor fit under a zero cap";
+  } catch (const OutOfMemoryError& e) {
+    vulkan_set_per_process_memory_fraction(1.0);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("tried to allocate 67108864 bytes"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("reserved"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("limit"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(vulkan_set_per_process_memory_fraction(1.5), ValueError);
+  Tensor ok = ones({1 << 20}, TensorOptions(kFloat32).set_device(kVk));  // the cap is gone
+  EXPECT_EQ(ok.sum().item<float>(), static_cast<float>(1 << 20));
+}
+
+TEST_F(Vulkan, AWaitPastTheTimeoutIsADeviceErrorNamingTheOp) {
+  Tensor a = randn({384, 384}).to(kVk);
+  vulkan_synchronize();
+  Tensor c = matmul(matmul(a, a), a);  // tens of milliseconds on lavapipe, far more than the timeout
+  setenv("ADEPT_VK_TIMEOUT", "0.000001", 1);
+  try {
+    vulkan_synchronize();
+    unsetenv("ADEPT_VK_TIMEOUT");
+    GTEST_SKIP() << "the device finished within a microsecond";
+  } catch (const DeviceError& e) {
+    unsetenv("ADEPT_VK_TIMEOUT");
+    EXPECT_NE(std::string(e.what()).find("matmul"), std::string::npos) << e.what();
+  }
+  vulkan_synchronize();  // the work completes; the stream is usable again
+  EXPECT_TRUE(allclose(c.cpu(), matmul(matmul(a.cpu(), a.cpu()), a.cpu()), 1e-3, 1e-3));
 }
 
 TEST_F(Vulkan, NoValidationErrors) {

@@ -29,6 +29,7 @@ VkDeviceSize Allocator::size_class(size_t n) {
 }
 
 Block* Allocator::new_block(VkDeviceSize size, bool dedicated) {
+  if (limit_ && reserved_ + size > limit_) return nullptr;  // as if the driver had refused
   VkDevice dev = ctx_.device();
   auto b = std::make_unique<Block>();
   b->size = size;
@@ -104,8 +105,11 @@ Chunk* Allocator::allocate(size_t nbytes) {
     }
   }
   if (!c) {
-    throw OutOfMemoryError(fmt::format("vulkan: out of memory allocating {} bytes on {} (allocated {} bytes, reserved {})",
-                                       nbytes, ctx_.info().name, allocated_, reserved_));
+    const std::string cap = limit_ ? fmt::format(", limit {} bytes", limit_) : std::string();
+    throw OutOfMemoryError(fmt::format(
+        "vulkan: out of memory: tried to allocate {} bytes on {} ({} bytes allocated by tensors, {} reserved{}; the "
+        "last op recorded on the device was '{}'); free tensors, lower the batch size or call empty_cache()",
+        nbytes, ctx_.info().name, allocated_, reserved_, cap, ctx_.last_op()));
   }
   c->block->live++;
   allocated_ += c->size;
@@ -143,6 +147,11 @@ void Allocator::collect(uint64_t completed) {
 VulkanMemoryStats Allocator::stats() {
   std::lock_guard<std::mutex> lock(mu_);
   return {allocated_, reserved_, peak_};
+}
+
+void Allocator::set_limit(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  limit_ = bytes;
 }
 
 void Allocator::empty_cache() {

@@ -244,12 +244,15 @@ Context::Context(int index) : index_(index) {
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
   vkGetPhysicalDeviceMemoryProperties(physical_, &mem_props_);
   allocator_ = std::make_unique<Allocator>(*this, false);
+  if (const char* cap = std::getenv("ADEPT_VK_MEMORY_LIMIT"); cap && *cap) allocator_->set_limit(std::strtoull(cap, nullptr, 10));
   host_allocator_ = std::make_unique<Allocator>(*this, true);
   pipelines_ = std::make_unique<PipelineCache>(*this);
   stream_ = std::make_unique<Stream>(*this);
 }
 
 Context::~Context() = default;
+
+const char* Context::last_op() const { return stream_ ? stream_->last_op() : ""; }
 
 uint32_t Context::memory_type(uint32_t bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const {
   for (int pass = 0; pass < 2; ++pass) {
@@ -289,6 +292,14 @@ void vulkan_synchronize(int index) {
   auto& ctx = vk::Context::get(index);
   std::lock_guard<std::mutex> lock(ctx.mutex());
   ctx.stream().synchronize();
+}
+
+void vulkan_set_per_process_memory_fraction(double fraction, int index) {
+  ADEPT_CHECK(fraction >= 0 && fraction <= 1, ValueError,
+              "vulkan_set_per_process_memory_fraction: fraction {} is outside [0, 1]", fraction);
+  auto& ctx = vk::Context::get(index);
+  const auto bytes = static_cast<uint64_t>(fraction * static_cast<double>(ctx.info().device_local_bytes));
+  ctx.allocator().set_limit(fraction >= 1 ? 0 : std::max<uint64_t>(bytes, 1));
 }
 
 VulkanMemoryStats vulkan_memory_stats(int index) { return vk::Context::get(index).allocator().stats(); }

@@ -44,6 +44,8 @@ class Context {
   /// Memory type index with `required` flags (and ideally `preferred`) for `type_bits`.
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
   std::mutex& mutex() { return mu_; }
+  /// The op of the stream's most recent dispatch or copy ("" before any).
+  const char* last_op() const;
 
  private:
   explicit Context(int index);

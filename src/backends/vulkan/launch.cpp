@@ -69,7 +69,7 @@ void launch(Context& ctx, const char* op, const std::string& shader, const std::
   std::vector<BufferRange> buffers;
   buffers.push_back(ctx.stream().push_meta(meta));
   for (const Tensor* t : operands) buffers.push_back(range_of(*t));
-  ctx.stream().dispatch(p.pipeline, p.layout, p.set_layout, buffers, push, push_size, gx, gy, gz);
+  ctx.stream().dispatch(op, p.pipeline, p.layout, p.set_layout, buffers, push, push_size, gx, gy, gz);
 }
 
 void launch_elementwise(const char* op, const std::string& shader, const std::vector<int32_t>& spec,

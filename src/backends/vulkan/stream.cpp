@@ -1,6 +1,7 @@
 // Command batches, fences and serials (see stream.h).
 #include "backends/vulkan/stream.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "adept/errors.h"
@@ -11,9 +12,17 @@ namespace adept::vk {
 
 namespace {
 constexpr uint32_t kMaxSets = 512;               // dispatches per batch
-constexpr uint32_t kMaxBindings = 8;
+constexpr uint32_t kMaxBindings = 16;
 constexpr VkDeviceSize kMetaBytes = 512 * 1024;  // metadata per batch
 constexpr size_t kMaxInFlight = 4;
+}  // namespace
+
+namespace {
+uint64_t timeout_from_env() {
+  const char* v = std::getenv("ADEPT_VK_TIMEOUT");
+  const double s = v && *v ? std::atof(v) : 600.0;
+  return static_cast<uint64_t>(std::max(s, 0.001) * 1e9);
+}
 }  // namespace
 
 Stream::Stream(Context& ctx) : ctx_(ctx) {
@@ -115,11 +124,12 @@ BufferRange Stream::push_meta(const std::vector<int32_t>& words) {
   return r;
 }
 
-void Stream::dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
+void Stream::dispatch(const char* op, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
                       const std::vector<BufferRange>& buffers, const void* push, uint32_t push_size, uint32_t gx,
                       uint32_t gy, uint32_t gz) {
   ADEPT_CHECK(buffers.size() <= kMaxBindings, ValueError, "vulkan: too many bindings ({})", buffers.size());
   Batch& b = recording();
+  b.last_op = last_op_ = op;
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   ai.descriptorPool = b.pool;
   ai.descriptorSetCount = 1;
@@ -146,8 +156,9 @@ void Stream::dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptor
   if (++b.sets >= kMaxSets) flush();
 }
 
-void Stream::copy(const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes) {
+void Stream::copy(const char* op, const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes) {
   Batch& b = recording();
+  b.last_op = last_op_ = op;
   barrier(b.cmd);
   VkBufferCopy region{src.offset, dst.offset, bytes};
   vkCmdCopyBuffer(b.cmd, src.buffer, dst.buffer, 1, &region);
@@ -173,7 +184,18 @@ void Stream::wait(uint64_t serial) {
   if (current_ && current_->serial <= serial) flush();
   while (!in_flight_.empty() && in_flight_.front()->serial <= serial) {
     Batch& b = *in_flight_.front();
-    ADEPT_VK(vkWaitForFences(ctx_.device(), 1, &b.fence, VK_TRUE, UINT64_MAX));
+    const uint64_t timeout_ns = timeout_from_env();
+    const VkResult r = vkWaitForFences(ctx_.device(), 1, &b.fence, VK_TRUE, timeout_ns);
+    if (r == VK_TIMEOUT) {
+      throw DeviceError(fmt::format("vulkan: {} did not finish a batch of work within {} s (its last op: '{}'); the "
+                                    "device is stuck or the work too large for ADEPT_VK_TIMEOUT",
+                                    ctx_.info().name, timeout_ns / 1e9, b.last_op));
+    }
+    if (r == VK_ERROR_DEVICE_LOST) {
+      throw DeviceError(fmt::format("vulkan: device {} was lost while running a batch whose last op was '{}'",
+                                    ctx_.info().name, b.last_op));
+    }
+    ADEPT_VK(r);
     retire(b);
     spare_.push_back(std::move(in_flight_.front()));
     in_flight_.pop_front();

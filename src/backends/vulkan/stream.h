@@ -29,22 +29,26 @@ class Stream {
   ~Stream();
   /// Copies `words` into this batch's metadata buffer and returns its range (binding 0).
   BufferRange push_meta(const std::vector<int32_t>& words);
-  /// Records a compute dispatch: binds `buffers` (binding 0..n-1), pushes constants.
-  void dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
+  /// Records a compute dispatch of op `op` (a static string, named if the device stalls): binds `buffers`
+  /// (binding 0..n-1), pushes constants.
+  void dispatch(const char* op, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
                 const std::vector<BufferRange>& buffers, const void* push, uint32_t push_size, uint32_t gx,
                 uint32_t gy = 1, uint32_t gz = 1);
-  void copy(const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes);
+  void copy(const char* op, const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes);
   /// Runs `fn` once the current batch has completed (e.g. to free a staging buffer).
   void on_complete(std::function<void()> fn);
   /// Serial of the batch now recording (work recorded so far completes by this serial).
   uint64_t recording_serial() const { return next_serial_; }
   /// Submits the recording batch (if any) and returns its serial.
   uint64_t flush();
-  /// Blocks until batch `serial` has completed.
+  /// Blocks until batch `serial` has completed; throws DeviceError naming the batch's last op when the
+  /// device has not finished it within the timeout (ADEPT_VK_TIMEOUT seconds, default 600).
   void wait(uint64_t serial);
   /// flush() + wait for everything.
   void synchronize();
   uint64_t completed_serial() const { return completed_; }
+  /// The op of the most recent dispatch or copy ("" before any).
+  const char* last_op() const { return last_op_; }
 
  private:
   struct Batch {
@@ -55,6 +59,7 @@ class Stream {
     VkDeviceSize meta_used = 0;
     uint32_t sets = 0;
     uint64_t serial = 0;
+    const char* last_op = "";  // the last op recorded (named when the device stalls)
     std::vector<std::function<void()>> done;
   };
   Batch& recording();
@@ -69,6 +74,7 @@ class Stream {
   std::vector<std::unique_ptr<Batch>> spare_;
   uint64_t next_serial_ = 1;
   uint64_t completed_ = 0;
+  const char* last_op_ = "";
 };
 
 }  // namespace adept::vk

@@ -28,7 +28,7 @@ void from_host_vk(const Tensor& dst, const void* host_src) {
   std::memcpy(static_cast<char*>(staging->block->mapped) + staging->offset, host_src, bytes);
   BufferRange d = range_of(dst);
   std::lock_guard<std::mutex> lock(ctx.mutex());
-  ctx.stream().copy({staging->block->buffer, staging->offset, bytes},
+  ctx.stream().copy("to", {staging->block->buffer, staging->offset, bytes},
                     {d.buffer, d.offset + dst.storage_offset() * dst.element_size(), bytes}, bytes);
   ctx.host_allocator().release(staging, ctx.stream().recording_serial());
 }
@@ -40,7 +40,7 @@ void to_host_vk(void* host_dst, const Tensor& src) {
   BufferRange s = range_of(src);
   {
     std::lock_guard<std::mutex> lock(ctx.mutex());
-    ctx.stream().copy({s.buffer, s.offset + src.storage_offset() * src.element_size(), bytes},
+    ctx.stream().copy("cpu", {s.buffer, s.offset + src.storage_offset() * src.element_size(), bytes},
                       {staging->block->buffer, staging->offset, bytes}, bytes);
     ctx.stream().synchronize();
   }
