@@ -10,6 +10,7 @@
 #include "kernels/index.h"
 #include "kernels/interpolate.h"
 #include "kernels/linalg.h"
+#include "kernels/optim.h"
 #include "kernels/pointwise.h"
 #include "kernels/pooling.h"
 #include "kernels/reduce.h"

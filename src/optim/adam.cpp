@@ -3,7 +3,11 @@
 
 #include <cmath>
 
+#include <map>
+
 #include "adept/ops.h"
+#include "kernels/optim.h"
+#include "optim/fused.h"
 
 namespace adept::optim {
 
@@ -35,6 +39,41 @@ Adam::Adam(std::string name, std::vector<ParamGroup> groups, const AdamOptions& 
 AdamW::AdamW(std::vector<ParamGroup> groups, const AdamOptions& options)
     : Adam("AdamW", std::move(groups), options, 1e-2) {}
 
+namespace {
+
+// The whole group in multi-tensor kernel calls (one per distinct step count), when its device has them.
+bool step_fused(Optimizer& opt, ParamGroup& group, AdamStep hyper, double beta1, double beta2) {
+  std::vector<Tensor> params, grads;
+  if (!fusable(group, adam_step_kernel(), params, grads)) return false;
+  struct Lists { std::vector<Tensor> p, g, m, v, vmax; };
+  std::map<double, Lists> by_step;
+  for (size_t i = 0; i < params.size(); ++i) {
+    ParamState& s = opt.state(params[i]);
+    if (s.empty()) {
+      s["step"] = zeros({}, TensorOptions(kFloat32));
+      s["exp_avg"] = zeros_like(params[i]);
+      s["exp_avg_sq"] = zeros_like(params[i]);
+    }
+    if (hyper.amsgrad && !s.count("max_exp_avg_sq")) s["max_exp_avg_sq"] = zeros_like(params[i]);
+    Tensor& step_t = s.at("step");
+    step_t.add_(1);
+    Lists& l = by_step[step_t.item<double>()];
+    l.p.push_back(params[i]);
+    l.g.push_back(grads[i]);
+    l.m.push_back(s.at("exp_avg"));
+    l.v.push_back(s.at("exp_avg_sq"));
+    if (hyper.amsgrad) l.vmax.push_back(s.at("max_exp_avg_sq"));
+  }
+  for (auto& [step, l] : by_step) {
+    hyper.step_size = hyper.lr / (1 - std::pow(beta1, step));
+    hyper.bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, step));
+    adam_step_kernel().get(l.p[0].device(), opt.name().c_str())(l.p, l.g, l.m, l.v, l.vmax, hyper);
+  }
+  return true;
+}
+
+}  // namespace
+
 void Adam::step_group(ParamGroup& group) {
   const Options& o = group.options;
   const double lr = option_number(o, "lr", name());
@@ -45,6 +84,10 @@ void Adam::step_group(ParamGroup& group) {
   const std::vector<double> betas = option_numbers(o, "betas", name());
   ADEPT_CHECK(betas.size() == 2, ValueError, "{}: betas must hold 2 numbers, got {}", name(), betas.size());
   const double beta1 = betas[0], beta2 = betas[1];
+  const bool decoupled = decoupled_weight_decay();
+  if (step_fused(*this, group, {lr, beta1, beta2, eps, weight_decay, 0, 1, decoupled, amsgrad, maximize}, beta1, beta2)) {
+    return;
+  }
   for (Tensor& p : group.params) {
     Tensor grad = p.grad();
     if (!grad.defined()) continue;

@@ -2,10 +2,12 @@
 #include "adept/optim/ema.h"
 
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "adept/autograd.h"
 #include "adept/ops.h"
+#include "kernels/optim.h"
 #include "ops/helpers.h"
 
 namespace adept::optim {
@@ -55,13 +57,24 @@ void ModelEMA::update(const nn::StateDict& model_state) {
   NoGradGuard no_grad;
   ++updates_;
   const double d = decay_at(updates_);
+  // Floating entries on a device with the multi-tensor kernel: one call per (device, dtype).
+  std::map<std::pair<std::string, Dtype>, std::pair<std::vector<Tensor>, std::vector<Tensor>>> fused;
   for (auto& [name, v] : state_) {
     const Tensor m = by_name.at(name)->detach();
+    if (v.is_floating_point() && v.is_contiguous() && ema_update_kernel().supports(v.device().type, 0, v.dtype())) {
+      auto& [averages, values] = fused[{v.device().str(), v.dtype()}];
+      averages.push_back(v);
+      values.push_back(m.to(v.device(), v.dtype()).contiguous());
+      continue;
+    }
     if (v.is_floating_point()) {
       v.mul_(d).add_(m.to(v.device(), v.dtype()), 1 - d);
     } else {
       v.copy_(m);
     }
+  }
+  for (auto& [key, lists] : fused) {
+    ema_update_kernel().get(lists.first[0].device(), "ModelEMA.update")(lists.first, lists.second, d);
   }
 }
 

@@ -2,6 +2,8 @@
 #include "adept/optim/sgd.h"
 
 #include "adept/ops.h"
+#include "kernels/optim.h"
+#include "optim/fused.h"
 
 namespace adept::optim {
 
@@ -27,6 +29,40 @@ Options sgd_defaults(const SGDOptions& o) {
 SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& options)
     : Optimizer("SGD", std::move(groups), sgd_defaults(options)) {}
 
+namespace {
+
+// The whole group in multi-tensor kernel calls, when its device has them (false: use the composite).
+bool step_fused(Optimizer& opt, ParamGroup& group, const SGDStep& hyper) {
+  std::vector<Tensor> params, grads;
+  if (!fusable(group, sgd_step_kernel(), params, grads)) return false;
+  const bool momentum = hyper.momentum != 0;
+  // Parameters whose momentum buffer is new get it initialised to d (`first`), the others update it.
+  std::vector<bool> is_new(params.size(), true);
+  for (size_t i = 0; i < params.size(); ++i) {
+    ParamState& s = opt.state(params[i]);
+    if (!momentum) continue;
+    is_new[i] = !s.count("momentum_buffer");
+    if (is_new[i]) s.emplace("momentum_buffer", empty_like(params[i]));
+  }
+  for (bool first : {true, false}) {
+    std::vector<Tensor> ps, gs, bufs;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (is_new[i] != first) continue;
+      ParamState& s = opt.state(params[i]);
+      ps.push_back(params[i]);
+      gs.push_back(grads[i]);
+      if (momentum) bufs.push_back(s.at("momentum_buffer"));
+    }
+    if (ps.empty()) continue;
+    SGDStep h = hyper;
+    h.first = first;
+    sgd_step_kernel().get(ps[0].device(), "SGD")(ps, gs, bufs, h);
+  }
+  return true;
+}
+
+}  // namespace
+
 void SGD::step_group(ParamGroup& group) {
   const Options& o = group.options;
   const double lr = option_number(o, "lr", name());
@@ -35,6 +71,7 @@ void SGD::step_group(ParamGroup& group) {
   const double weight_decay = option_number(o, "weight_decay", name());
   const bool nesterov = option_flag(o, "nesterov", name());
   const bool maximize = option_flag(o, "maximize", name());
+  if (step_fused(*this, group, {lr, momentum, dampening, weight_decay, nesterov, maximize, false})) return;
   for (Tensor& p : group.params) {
     Tensor d_p = p.grad();
     if (!d_p.defined()) continue;

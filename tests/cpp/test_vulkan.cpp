@@ -298,6 +298,29 @@ TEST_F(Vulkan, AWaitPastTheTimeoutIsADeviceErrorNamingTheOp) {
   EXPECT_TRUE(allclose(c.cpu(), matmul(matmul(a.cpu(), a.cpu()), a.cpu()), 1e-3, 1e-3));
 }
 
+TEST_F(Vulkan, ModelEMAOnTheDeviceMatchesTheCpu) {
+  // Floating entries go through the multi-tensor kernel (two dtypes: two calls); the int64 entry is copied.
+  nn::StateDict cpu_state = {{"w", randn({5, 3})}, {"h", randn({7}).to(kFloat16)}, {"n", tensor(std::vector<int64_t>{4})}};
+  nn::StateDict vk_state;
+  for (const auto& [name, t] : cpu_state) vk_state.emplace_back(name, t.to(kVk));
+  optim::ModelEMA cpu_ema(cpu_state, 0.9, 2.0), vk_ema(vk_state, 0.9, 2.0);
+  for (int step = 0; step < 3; ++step) {
+    for (size_t i = 0; i < cpu_state.size(); ++i) {
+      Tensor next = cpu_state[i].second.is_floating_point() ? randn(cpu_state[i].second.sizes()).to(cpu_state[i].second.dtype())
+                                                            : cpu_state[i].second + 1;
+      cpu_state[i].second = next;
+      vk_state[i].second = next.to(kVk);
+    }
+    cpu_ema.update(cpu_state);
+    vk_ema.update(vk_state);
+  }
+  for (size_t i = 0; i < cpu_state.size(); ++i) {
+    const Tensor got = vk_ema.state_dict()[i].second.cpu(), want = cpu_ema.state_dict()[i].second;
+    EXPECT_EQ(got.dtype(), want.dtype());
+    EXPECT_TRUE(allclose(got.to(kFloat64), want.to(kFloat64), 1e-3, 1e-4)) << cpu_state[i].first;
+  }
+}
+
 TEST_F(Vulkan, NoValidationErrors) {
   // Meaningful under ADEPT_VK_VALIDATION=1 (the ctest entry vulkan_validation sets it).
   Tensor x = randn({32, 32}).to(kVk);

@@ -59,6 +59,14 @@ void check_index_range(const Tensor& t, const char* op) {
 void launch(Context& ctx, const char* op, const std::string& shader, const std::vector<int32_t>& spec,
             const std::vector<int32_t>& meta, const std::vector<const Tensor*>& operands, const void* push,
             uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
+  std::vector<BufferRange> buffers;
+  for (const Tensor* t : operands) buffers.push_back(range_of(*t));
+  launch_buffers(ctx, op, shader, spec, meta, buffers, push, push_size, gx, gy, gz);
+}
+
+void launch_buffers(Context& ctx, const char* op, const std::string& shader, const std::vector<int32_t>& spec,
+                    const std::vector<int32_t>& meta, const std::vector<BufferRange>& operands, const void* push,
+                    uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
   ADEPT_CHECK(push_size <= ctx.info().max_push_constants, ValueError, "{}: push constants of {} bytes exceed the "
               "device limit of {}", op, push_size, ctx.info().max_push_constants);
   ADEPT_CHECK(ctx.info().float64 || shader.find("f64") == std::string::npos, NotImplementedForDevice,
@@ -68,7 +76,7 @@ void launch(Context& ctx, const char* op, const std::string& shader, const std::
   std::lock_guard<std::mutex> lock(ctx.mutex());
   std::vector<BufferRange> buffers;
   buffers.push_back(ctx.stream().push_meta(meta));
-  for (const Tensor* t : operands) buffers.push_back(range_of(*t));
+  buffers.insert(buffers.end(), operands.begin(), operands.end());
   ctx.stream().dispatch(op, p.pipeline, p.layout, p.set_layout, buffers, push, push_size, gx, gy, gz);
 }
 

@@ -49,6 +49,11 @@ void launch(Context& ctx, const char* op, const std::string& shader, const std::
             const std::vector<int32_t>& meta, const std::vector<const Tensor*>& operands, const void* push,
             uint32_t push_size, uint32_t gx, uint32_t gy = 1, uint32_t gz = 1);
 
+/// launch() with explicit buffer ranges for bindings 1.. (e.g. whole memory blocks) instead of tensors.
+void launch_buffers(Context& ctx, const char* op, const std::string& shader, const std::vector<int32_t>& spec,
+                    const std::vector<int32_t>& meta, const std::vector<BufferRange>& buffers, const void* push,
+                    uint32_t push_size, uint32_t gx, uint32_t gy = 1, uint32_t gz = 1);
+
 /// Number of workgroups (of 256) for a grid-stride loop over n elements.
 uint32_t groups_for(int64_t n);
 /// Throws ValueError when a tensor is too large for 32-bit indexing in shaders.
