@@ -110,7 +110,9 @@ void masks_and_sorting(std::vector<Case>& out) {
   add(out, "sort", "special_desc", {in({3, 9}, Gen::Special)}, [](const Tensors& x) { return pair(sort(x[0], 1, true)); },
       kFloat);
   // rows longer than one shared-memory block (2048 on Vulkan), with ties
+  // (gradcheck needs values further apart than finite differences move them)
   add(out, "sort", "long_ties", {in({1, 3000}, Gen::Small)}, [](const Tensors& x) { return pair(sort(x[0])); });
+  out.back().no_gradcheck();
   add(out, "sort", "long_special_desc", {in({1, 5000}, Gen::Special)},
       [](const Tensors& x) { return pair(sort(x[0], -1, true)); }, kFloat);
   add(out, "topk", "long_ties", {in({2, 3000}, Gen::Small)}, [](const Tensors& x) { return pair(topk(x[0], 7)); }, kNum);
