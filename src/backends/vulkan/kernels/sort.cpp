@@ -4,6 +4,8 @@
 // blocks of 2048 sorted in shared memory, then for each merge stage k the steps of distance >= 2048
 // one dispatch each and the shorter ones in shared memory. top-k sorts the whole row and writes
 // the first k slots.
+#include <limits>
+
 #include "backends/vulkan/launch.h"
 #include "kernels/reduce.h"
 #include "kernels/tensor_view.h"

@@ -85,7 +85,7 @@ KEY make_key(T_1 x) {
 // Whether entry (ka, pa) goes after (kb, pb).
 bool after(KEY ka, uint pa, KEY kb, uint pb) { return ka > kb || (ka == kb && pa > pb); }
 
-// Slot i of a compare-exchange step of distance j: the q-th pair's lower slot.
+// The lower slot of the q-th pair of a compare-exchange step of distance j (j a power of two).
 uint lower_slot(uint q, uint j) { return ((q & ~(j - 1u)) << 1) | (q & (j - 1u)); }
 
 // Whether the pair at flat slot i of step k sorts ascending (by its slot within the row).
