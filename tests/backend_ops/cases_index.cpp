@@ -105,6 +105,17 @@ void masks_and_sorting(std::vector<Case>& out) {
   add(out, "sort", "dim0_desc", {in({4, 3}, Gen::Distinct)}, [](const Tensors& x) { return pair(sort(x[0], 0, true)); }, kNum);
   add(out, "sort", "stable", {in({3, 8}, Gen::Small)}, [](const Tensors& x) { return pair(sort(x[0], 1, false, true)); });
   add(out, "sort", "large", {in({2, 4096}, Gen::Distinct)}, [](const Tensors& x) { return pair(sort(x[0])); }, {kFloat32});
+  // NaN (the largest), +-inf and +-0 (equal: stable) with many ties
+  add(out, "sort", "special", {in({3, 9}, Gen::Special)}, [](const Tensors& x) { return pair(sort(x[0])); }, kFloat);
+  add(out, "sort", "special_desc", {in({3, 9}, Gen::Special)}, [](const Tensors& x) { return pair(sort(x[0], 1, true)); },
+      kFloat);
+  // rows longer than one shared-memory block (2048 on Vulkan), with ties
+  // (gradcheck needs values further apart than finite differences move them)
+  add(out, "sort", "long_ties", {in({1, 3000}, Gen::Small)}, [](const Tensors& x) { return pair(sort(x[0])); });
+  out.back().no_gradcheck();
+  add(out, "sort", "long_special_desc", {in({1, 5000}, Gen::Special)},
+      [](const Tensors& x) { return pair(sort(x[0], -1, true)); }, kFloat);
+  add(out, "topk", "long_ties", {in({2, 3000}, Gen::Small)}, [](const Tensors& x) { return pair(topk(x[0], 7)); }, kNum);
   add(out, "sort", "empty", {in({0, 3}, Gen::Distinct)}, [](const Tensors& x) { return pair(sort(x[0])); }, {kFloat32});
   add(out, "argsort", "", {in({3, 5}, Gen::Distinct)}, [](const Tensors& x) { return one(argsort(x[0])); }, kNum);
   add(out, "argsort", "stable_desc", {in({3, 8}, Gen::Small)},

@@ -93,7 +93,12 @@ void add_reduce_cases(std::vector<Case>& out) {
   reduce(out, "cumsum", "", [](const Tensor& x) { return cumsum(x, -1); }, kNum, Gen::Normal,
          {{"main", {{3, 4, 5}}}, {"large_k", {{2, 4096}}}, {"empty", {{0, 3}}}, {"0d", {{}}}});
   reduce(out, "cumsum", "dim0_dtype", [](const Tensor& x) { return cumsum(x, 0, kFloat32); }, kNum, Gen::Normal, kMain);
-  reduce(out, "cumprod", "", [](const Tensor& x) { return cumprod(x, 1); }, kNum, Gen::Unit, kMain);
+  // rows longer than lavapipe's loop limit, scanned in chunks that carry the running value (one
+  // dtype per accumulator type; along a strided dim for cumprod)
+  reduce(out, "cumsum", "long", [](const Tensor& x) { return cumsum(x, -1, x.dtype()); }, {kFloat32, kFloat64, kInt32, kInt64},
+         Gen::Normal, {{"main", {{2, 33000}}}});
+  reduce(out, "cumprod", "", [](const Tensor& x) { return cumprod(x, 1); }, kNum, Gen::Unit,
+         {{"main", {{3, 4, 5}}}, {"long_dim1", {{2, 33000, 2}}}});
 }
 
 }  // namespace adept::backend_ops

@@ -48,6 +48,11 @@ uint32_t groups_for(int64_t n) {
   return static_cast<uint32_t>(std::clamp<int64_t>(g, 1, 65535));
 }
 
+Grid2d grid_2d(int64_t groups) {
+  const int64_t x = std::clamp<int64_t>(groups, 1, 65535);
+  return {static_cast<uint32_t>(x), static_cast<uint32_t>(std::max<int64_t>(1, (groups + x - 1) / x))};
+}
+
 void check_index_range(const Tensor& t, const char* op) {
   int64_t span = t.storage_offset() + 1;
   for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * std::abs(t.stride(d));

@@ -56,6 +56,12 @@ void launch_buffers(Context& ctx, const char* op, const std::string& shader, con
 
 /// Number of workgroups (of 256) for a grid-stride loop over n elements.
 uint32_t groups_for(int64_t n);
+/// A grid of `groups` workgroups (at least one) as x * y with x <= 65535, for shaders that number their
+/// workgroup gl_WorkGroupID.y * x + gl_WorkGroupID.x (and skip numbers past `groups`).
+struct Grid2d {
+  uint32_t x, y;
+};
+Grid2d grid_2d(int64_t groups);
 /// Throws ValueError when a tensor is too large for 32-bit indexing in shaders.
 void check_index_range(const Tensor& t, const char* op);
 
