@@ -12,14 +12,15 @@ namespace {
 
 bool float_dtype(int, Dtype d) { return is_floating_point(d); }
 
-// Raises NotImplementedForDevice when `steps` loop iterations per invocation exceed (half) the driver's limit.
-void check_loop_budget(const Tensor& t, const char* op, int64_t steps) {
-  const uint32_t limit = context_of(t).info().loop_iteration_limit;
+// Raises NotImplementedForDevice when `steps` loop iterations per invocation exceed (half) the driver's
+// limit; `in` is the operand named in the error.
+void check_loop_budget(const Tensor& in, const char* op, int64_t steps) {
+  const uint32_t limit = context_of(in).info().loop_iteration_limit;
   if (limit == 0 || steps <= limit / 2) return;
   throw NotImplementedForDevice(fmt::format(
-      "{}: windows of {} steps over tensors of shape [{}] ({}) are not implemented for device '{}' (its driver "
-      "cuts shader loops after {} iterations)",
-      op, steps, fmt::join(t.sizes(), ", "), dtype_name(t.dtype()), t.device().str(), limit));
+      "{}: {} loop steps per element (input of shape [{}], {}) are not implemented for device '{}' (its driver cuts "
+      "shader loops after {} iterations)",
+      op, steps, fmt::join(in.sizes(), ", "), dtype_name(in.dtype()), in.device().str(), limit));
 }
 
 // The most input rows (axis 0) or columns one window reads.
@@ -54,7 +55,7 @@ void launch_pool(const char* op, const char* kind, const Pool2dGeometry& g, cons
   const Tensor& out = *operands[0];
   if (out.numel() == 0) return;
   for (const Tensor* t : operands) check_index_range(*t, op);
-  check_loop_budget(out, op, rows * (cols + 1));
+  check_loop_budget(*operands.back(), op, rows * (cols + 1));
   std::vector<int64_t> meta64 = {g.H,         g.W,         g.H_out,       g.W_out,       g.kernel[0],
                                  g.kernel[1], g.stride[0], g.stride[1],   g.padding[0],  g.padding[1],
                                  g.dilation[0], g.dilation[1], g.adaptive, g.count_include_pad, g.divisor_override};
