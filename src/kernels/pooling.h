@@ -1,5 +1,5 @@
-// The 2-d pooling kernel families (max, average, their adaptive forms, and the per-plane scatter that
-// max pooling's gradient and max_unpool2d share) and the window geometry they use.
+// The 2-d pooling kernel families (max, average, their adaptive forms, their gradients, and the per-plane
+// scatter of max_unpool2d, which max pooling's gradient specialises) and the window geometry they use.
 #pragma once
 #include <cstdint>
 
