@@ -25,6 +25,8 @@ ADEPT_DEFINE_KERNEL(conv2d_forward_kernel,
 ADEPT_DEFINE_KERNEL(conv2d_backward_input_kernel, void(const Tensor&, const Tensor&, const Tensor&, const ConvGeometry&))
 ADEPT_DEFINE_KERNEL(conv2d_backward_weight_kernel, void(const Tensor&, const Tensor&, const Tensor&, const ConvGeometry&))
 ADEPT_DEFINE_KERNEL(max_pool2d_kernel, void(const Tensor&, const Tensor&, const Tensor&, const Pool2dGeometry&))
+ADEPT_DEFINE_KERNEL(max_pool2d_backward_kernel,
+                    void(const Tensor&, const Tensor&, const Tensor&, const Pool2dGeometry&))
 ADEPT_DEFINE_KERNEL(avg_pool2d_kernel, void(const Tensor&, const Tensor&, const Pool2dGeometry&))
 ADEPT_DEFINE_KERNEL(avg_pool2d_backward_kernel, void(const Tensor&, const Tensor&, const Pool2dGeometry&))
 ADEPT_DEFINE_KERNEL(plane_scatter_kernel, void(const Tensor&, const Tensor&, const Tensor&, bool))

@@ -1,5 +1,5 @@
-// The 2-d pooling kernel families (max, average, their adaptive forms, and the per-plane scatter that
-// max pooling's gradient and max_unpool2d share) and the window geometry they use.
+// The 2-d pooling kernel families (max, average, their adaptive forms, their gradients, and the per-plane
+// scatter of max_unpool2d, which max pooling's gradient specialises) and the window geometry they use.
 #pragma once
 #include <cstdint>
 
@@ -34,6 +34,12 @@ inline int64_t adaptive_end(int64_t i, int64_t out, int64_t in) { return 1 + ((i
 /// window without any tap inside the input gives -inf and index -1.
 ADEPT_DECLARE_KERNEL(max_pool2d_kernel,
                      void(const Tensor& out, const Tensor& indices, const Tensor& in, const Pool2dGeometry& g))
+/// grad_in (P, H, W) = the gradient of max_pool2d_kernel for grad_out and the indices it returned (both
+/// (P, H_out, W_out)): grad_in[p, m] sums grad_out[p, l] over the positions l (in order) with
+/// indices[p, l] == m. plane_scatter_kernel with `add` for such indices, which let a backend visit only
+/// the windows that can contain m.
+ADEPT_DECLARE_KERNEL(max_pool2d_backward_kernel, void(const Tensor& grad_in, const Tensor& grad_out,
+                                                      const Tensor& indices, const Pool2dGeometry& g))
 /// out (P, H_out, W_out) = the mean of each window of in (P, H, W) (divisor per count_include_pad /
 /// divisor_override; adaptive windows divide by their size).
 ADEPT_DECLARE_KERNEL(avg_pool2d_kernel, void(const Tensor& out, const Tensor& in, const Pool2dGeometry& g))

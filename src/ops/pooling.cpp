@@ -112,8 +112,21 @@ Pool2dGeometry adaptive_geometry(const Tensor& x, const char* op, IntPair output
 
 TensorOptions like(const Tensor& x, Dtype dtype) { return TensorOptions(dtype).set_device(x.device()); }
 
+// Records out (planes of M elements) = a scatter of src (P planes of L elements) at index: linear in src,
+// whose gradient gathers at index.
+void record_scatter(const Tensor& src, const Tensor& index, const Tensor& out, int64_t P, int64_t M, int64_t L,
+                    const char* node) {
+  if (!autograd::needs_grad({&src})) return;
+  autograd::SavedTensor saved(index);
+  Shape src_shape = src.sizes();
+  record(node, {src}, {out}, [saved, P, M, L, src_shape](const Grads& g) {
+    Tensor idx = saved.get().reshape({P, L});
+    return Grads{gather(g[0].reshape({P, M}), 1, idx).reshape(src_shape)};
+  });
+}
+
 // out (out_shape, whose last two dims hold M elements per plane) = zeros with out[p, index[p, l]] (+)= src[p, l]
-// for P planes; src and index have one shape. Differentiable in src (its gradient gathers at index).
+// for P planes; src and index have one shape. Differentiable in src.
 Tensor scatter_planes(const Tensor& src, const Tensor& index, int64_t P, const Shape& out_shape, bool add,
                       const char* op, const char* node) {
   const int64_t M = out_shape[out_shape.size() - 2] * out_shape[out_shape.size() - 1];
@@ -123,15 +136,21 @@ Tensor scatter_planes(const Tensor& src, const Tensor& index, int64_t P, const S
   if (out.numel() > 0) {
     kernel(out.view({P, M}), src.detach().contiguous().view({P, L}), index.contiguous().view({P, L}), add);
   }
-  if (autograd::needs_grad({&src})) {
-    autograd::SavedTensor saved(index);
-    Shape src_shape = src.sizes();
-    record(node, {src}, {out}, [saved, P, M, L, src_shape](const Grads& g) {
-      Tensor idx = saved.get().reshape({P, L});
-      return Grads{gather(g[0].reshape({P, M}), 1, idx).reshape(src_shape)};
-    });
-  }
+  record_scatter(src, index, out, P, M, L, node);
   return out;
+}
+
+// The gradient of max pooling over windows g: grad and indices (..., H_out, W_out) -> in_shape (P planes).
+// Differentiable in grad.
+Tensor max_pool_planes_backward(const Tensor& grad, const Tensor& indices, const Pool2dGeometry& g, int64_t P,
+                                const Shape& in_shape, const char* node) {
+  auto kernel = max_pool2d_backward_kernel().get(grad.device(), "max_pool2d_backward");
+  Tensor gin = empty(in_shape, like(grad, grad.dtype()));
+  if (gin.numel() > 0) {
+    kernel(gin.view({P, g.H, g.W}), as_planes(grad), indices.contiguous().view({P, g.H_out, g.W_out}), g);
+  }
+  record_scatter(grad, indices, gin, P, g.H * g.W, g.H_out * g.W_out, node);
+  return gin;
 }
 
 std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& input, const Pool2dGeometry& g, const char* op,
@@ -146,9 +165,8 @@ std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& input, const Pool2dGeom
     autograd::SavedTensor saved(indices);
     Shape in_shape = input.sizes();
     std::string backward_node = std::string(node) + "Backward";
-    record(std::string(node) + "0", {input}, {out}, [saved, P, in_shape, backward_node](const Grads& gr) {
-      return Grads{scatter_planes(gr[0], saved.get(), P, in_shape, true, "max_pool2d_backward",
-                                  (backward_node + "0").c_str())};
+    record(std::string(node) + "0", {input}, {out}, [saved, g, P, in_shape, backward_node](const Grads& gr) {
+      return Grads{max_pool_planes_backward(gr[0], saved.get(), g, P, in_shape, (backward_node + "0").c_str())};
     });
   }
   return {out, indices};

@@ -91,12 +91,27 @@ void pooling(std::vector<Case>& out) {
     auto [v, i] = F::max_pool2d_with_indices(t[0], 3, 2, 1);
     return Tensors{v, i};
   });
+  // NaN wins (the last of a window), ties keep the first
+  add(out, "max_pool2d_with_indices", "nan", {in({2, 3, 6, 7}, Gen::Special)}, [](const Tensors& t) {
+    auto [v, i] = F::max_pool2d_with_indices(t[0], 3, 1, 1);
+    return Tensors{v, i};
+  });
+  out.back().no_gradcheck();
+  // dilated windows over rows (-1, 2) of 2 miss the input: -inf, index -1 (no gradient)
+  add(out, "max_pool2d_with_indices", "empty_window", {in({1, 2, 2, 5}, Gen::Distinct)}, [](const Tensors& t) {
+    auto [v, i] = F::max_pool2d_with_indices(t[0], 2, 1, 1, 3);
+    return Tensors{v, i};
+  });
+  out.back().no_gradcheck();
   add(out, "avg_pool2d", "", {in({2, 3, 7, 6})}, [](const Tensors& t) { return one(F::avg_pool2d(t[0], 2)); });
   add(out, "avg_pool2d", "pad_exclude", {in({1, 2, 6, 5})},
       [](const Tensors& t) { return one(F::avg_pool2d(t[0], 3, 2, 1, false, false)); });
   add(out, "avg_pool2d", "ceil_divisor", {in({1, 2, 7, 7})},
       [](const Tensors& t) { return one(F::avg_pool2d(t[0], 2, 2, 0, true, true, 3)); });
   add(out, "adaptive_avg_pool2d", "", {in({2, 3, 7, 5})}, [](const Tensors& t) { return one(F::adaptive_avg_pool2d(t[0], {3, 2})); });
+  add(out, "avg_pool2d", "ceil_pad_overlap", {in({2, 2, 7, 6})},
+      [](const Tensors& t) { return one(F::avg_pool2d(t[0], 3, 2, 1, true, true)); });
+  add(out, "adaptive_avg_pool2d", "upsample", {in({1, 2, 3, 5})}, [](const Tensors& t) { return one(F::adaptive_avg_pool2d(t[0], {5, 7})); });
   add(out, "adaptive_avg_pool2d", "global", {in({2, 4, 5, 5})}, [](const Tensors& t) { return one(F::adaptive_avg_pool2d(t[0], 1)); });
   add(out, "adaptive_max_pool2d", "", {in({2, 3, 7, 5}, Gen::Distinct)},
       [](const Tensors& t) { return one(F::adaptive_max_pool2d(t[0], {3, 2})); });
@@ -104,10 +119,20 @@ void pooling(std::vector<Case>& out) {
     auto [v, i] = F::adaptive_max_pool2d_with_indices(t[0], 4);
     return Tensors{v, i};
   });
+  add(out, "adaptive_max_pool2d_with_indices", "upsample", {in({2, 1, 3, 4}, Gen::Distinct)}, [](const Tensors& t) {
+    auto [v, i] = F::adaptive_max_pool2d_with_indices(t[0], {5, 6});
+    return Tensors{v, i};
+  });
   add(out, "max_unpool2d", "", {in({1, 2, 4, 4}, Gen::Distinct)}, [](const Tensors& t) {
     auto [v, i] = F::max_pool2d_with_indices(t[0], 2);
     return one(F::max_unpool2d(v, i, 2));
   });
+  // overlapping windows name one position several times: the last wins
+  add(out, "max_unpool2d", "overlap", {in({2, 2, 5, 6}, Gen::Distinct)}, [](const Tensors& t) {
+    auto [v, i] = F::max_pool2d_with_indices(t[0], 3, 1);
+    return one(F::max_unpool2d(v, i, 3, 1));
+  });
+  out.back().no_gradcheck();  // the gradient gathers at every duplicate (PyTorch's), not only at the last
   for (Case& c : out)
     if (c.op.find("pool") != std::string::npos) c.perf({{8, 64, 56, 56}});
 }

@@ -3,6 +3,7 @@ gradients), avg_pool2d, adaptive_avg_pool2d, adaptive_max_pool2d, max_unpool2d a
 kernel/stride/padding/dilation/ceil_mode/count_include_pad/divisor_override, scale factors and sizes, on
 non-square, odd-sized, unbatched, empty-batch and non-contiguous (channels-last, strided) inputs; errors must
 have torch's exception type."""
+import contextlib
 import itertools
 
 import numpy as np
@@ -11,6 +12,28 @@ import torch
 import torch.nn.functional as TF
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-11, 1e-12)}
+_DEVICE = ["cpu"]  # the --device option, which the tests' adept tensors live on (set by _on_device)
+
+
+@pytest.fixture(autouse=True)
+def _on_device(device):
+    _DEVICE[0] = device
+
+
+def _dev(x):
+    """An adept tensor moved to the tested device."""
+    return x if _DEVICE[0] == "cpu" else x.to(_DEVICE[0])
+
+
+@contextlib.contextmanager
+def _skip_without_kernel():
+    """Skips the test where the tested (non-CPU) device has no kernel for an op (NotImplementedError)."""
+    try:
+        yield
+    except NotImplementedError as e:
+        if _DEVICE[0] == "cpu" or "vulkan" not in str(e):
+            raise
+        pytest.skip(f"no {_DEVICE[0]} kernel: {e}")
 
 
 def _values(shape, seed, kind="normal"):
@@ -40,12 +63,12 @@ def _pair(m, a, dtype, layout="contig", grad=True):
     """The same values as a torch tensor and an adept tensor (both leaves with the given layout)."""
     base, view = _layout(a, layout)
     t = torch.from_numpy(np.ascontiguousarray(base)).to(getattr(torch, dtype)).requires_grad_(grad)
-    x = m.from_numpy(np.ascontiguousarray(base).astype(dtype)).clone().requires_grad_(grad)
+    x = _dev(m.from_numpy(np.ascontiguousarray(base).astype(dtype)).clone()).requires_grad_(grad)
     return t, x, view
 
 
 def _np(x):
-    return x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x.detach().numpy())
+    return x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x.detach().cpu().numpy())
 
 
 def _close(got, want, dtype, what, tol=1.0):
@@ -58,7 +81,13 @@ def _close(got, want, dtype, what, tol=1.0):
 def check(m, fn, a, dtype="float32", layout="contig", grad=True, indices=False, exact=False, tol=1.0):
     """Runs fn(F, x) with torch and adept on values `a`, compares outputs (and indices), then backward.
     tol scales the tolerances (interpolation weights are rounded to float32 before use, and torch's kernels
-    contract multiply-adds differently: results differ by a few ulps of the largest value)."""
+    contract multiply-adds differently: results differ by a few ulps of the largest value). On a device
+    without a kernel for the op (NotImplementedError naming it) the test is skipped."""
+    with _skip_without_kernel():
+        _check(m, fn, a, dtype, layout, grad, indices, exact, tol)
+
+
+def _check(m, fn, a, dtype, layout, grad, indices, exact, tol):
     t, x, view = _pair(m, a, dtype, layout, grad)
     tv, xv = view(t), view(x)
     if layout != "contig":
@@ -79,7 +108,7 @@ def check(m, fn, a, dtype="float32", layout="contig", grad=True, indices=False, 
         return
     g = np.random.default_rng(99).standard_normal(tuple(want.shape))
     want.backward(torch.from_numpy(g).to(want.dtype))
-    got.backward(m.from_numpy(g.astype(dtype)))
+    got.backward(_dev(m.from_numpy(g.astype(dtype))))
     _close(_np(x.grad), _np(t.grad), dtype, "gradient", tol)
 
 
@@ -210,7 +239,7 @@ def test_max_unpool2d(m, k, s, p, out):
     t = torch.from_numpy(a)
     _, t_idx = TF.max_pool2d(t, k, s, p, return_indices=True)
     y = _values(tuple(t_idx.shape), 17)
-    x_idx = m.from_numpy(t_idx.numpy()).clone()
+    x_idx = _dev(m.from_numpy(t_idx.numpy()).clone())
 
     def fn(F, v):
         idx = t_idx if F is TF else x_idx
@@ -220,10 +249,10 @@ def test_max_unpool2d(m, k, s, p, out):
 
 def test_max_unpool2d_unbatched_and_empty_batch(m):
     t_idx = TF.max_pool2d(torch.from_numpy(_values((3, 6, 6), 18, "distinct")), 2, return_indices=True)[1]
-    x_idx = m.from_numpy(t_idx.numpy()).clone()
+    x_idx = _dev(m.from_numpy(t_idx.numpy()).clone())
     check(m, lambda F, v: F.max_unpool2d(v, t_idx if F is TF else x_idx, 2), _values((3, 3, 3), 19))
     e_idx = torch.zeros((0, 3, 3, 3), dtype=torch.int64)
-    xe_idx = m.from_numpy(e_idx.numpy()).clone()
+    xe_idx = _dev(m.from_numpy(e_idx.numpy()).clone())
     check(m, lambda F, v: F.max_unpool2d(v, e_idx if F is TF else xe_idx, 2), np.zeros((0, 3, 3, 3)))
 
 
@@ -371,9 +400,10 @@ def test_16bit_floats_match_torch_float32_rounded(m, dtype, name, fn):
     """torch 1.13 lacks most 16-bit CPU kernels here: compare with torch in float32, rounded once."""
     a = torch.from_numpy(_values((2, 3, 7, 6), 41)).to(getattr(torch, dtype)).float()
     want = fn(TF, a).to(getattr(torch, dtype)).float().numpy()
-    got = fn(m.nn.functional, m.from_numpy(a.numpy()).to(getattr(m, dtype)))
+    with _skip_without_kernel():
+        got = fn(m.nn.functional, _dev(m.from_numpy(a.numpy()).to(getattr(m, dtype))))
     assert got.dtype == getattr(m, dtype)
-    np.testing.assert_allclose(got.to(m.float32).numpy(), want, rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(_np(got.to(m.float32)), want, rtol=2e-2, atol=2e-2)
 
 
 @pytest.mark.parametrize("name,fn", [
@@ -389,11 +419,12 @@ def test_double_backward_matches_torch(m, name, fn):
     """Gradient of (d out / d x)^T g . w with respect to the output gradient g (create_graph)."""
     a = _values((2, 3, 7, 6), 50, "distinct")
     grads = []
-    for mod, F, mk in ((torch, TF, torch.from_numpy), (m, m.nn.functional, m.from_numpy)):
+    for mod, F, mk in ((torch, TF, torch.from_numpy), (m, m.nn.functional, lambda v: _dev(m.from_numpy(v)))):
         x = mk(a.copy()).requires_grad_()
-        y = fn(F, x)
-        g = mk(_values(tuple(y.shape), 51)).requires_grad_()
-        (gx,) = mod.autograd.grad(y, x, g, create_graph=True)
-        (gx * mk(_values(tuple(x.shape), 52))).sum().backward()
+        with _skip_without_kernel():
+            y = fn(F, x)
+            g = mk(_values(tuple(y.shape), 51)).requires_grad_()
+            (gx,) = mod.autograd.grad(y, x, g, create_graph=True)
+            (gx * mk(_values(tuple(x.shape), 52))).sum().backward()
         grads.append(_np(g.grad))
     _close(grads[1], grads[0], "float64", "double backward")

@@ -139,8 +139,9 @@ void avg_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, cons
   });
 }
 
-void plane_scatter_cpu(const Tensor& out, const Tensor& src, const Tensor& index, bool add) {
-  const int64_t P = out.size(0), M = out.size(1), L = src.size(1);
+// out (P, M) = zeros with out[p, index[p, l]] = (or +=) src[p, l] for src/index (P, L), l in order.
+void scatter_planes(const Tensor& out, const Tensor& src, const Tensor& index, int64_t P, int64_t M, int64_t L,
+                    bool add) {
   ADEPT_DISPATCH_FLOATING(out.dtype(), "plane_scatter", [&] {
     using acc_t = compute_t<scalar_t>;
     scalar_t* o = out.data_ptr<scalar_t>();
@@ -159,9 +160,19 @@ void plane_scatter_cpu(const Tensor& out, const Tensor& src, const Tensor& index
   });
 }
 
+void plane_scatter_cpu(const Tensor& out, const Tensor& src, const Tensor& index, bool add) {
+  scatter_planes(out, src, index, out.size(0), out.size(1), src.size(1), add);
+}
+
+void max_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                             const Pool2dGeometry& g) {
+  scatter_planes(grad_in, grad_out, indices, grad_in.size(0), g.H * g.W, g.H_out * g.W_out, true);
+}
+
 }  // namespace
 
 ADEPT_REGISTER_KERNEL(max_pool2d_kernel, CPU, max_pool2d_cpu)
+ADEPT_REGISTER_KERNEL(max_pool2d_backward_kernel, CPU, max_pool2d_backward_cpu)
 ADEPT_REGISTER_KERNEL(avg_pool2d_kernel, CPU, avg_pool2d_cpu)
 ADEPT_REGISTER_KERNEL(avg_pool2d_backward_kernel, CPU, avg_pool2d_backward_cpu)
 ADEPT_REGISTER_KERNEL(plane_scatter_kernel, CPU, plane_scatter_cpu)
