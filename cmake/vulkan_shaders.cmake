@@ -7,9 +7,9 @@
 # (f32,f16,bf16,f64), `int` (i32,i64,u8,bool). For every input dtype i and output dtype o the module
 # NAME_o_i is built; OUTS `=` means o = i, and OUTS `-` builds NAME_i with o = i. A name built by an
 # earlier line is skipped. Macros (operand 0 is the output, 1 the input): T_n storage type, C_n
-# compute type, IS_BF16_n, IS_FLOAT / IS_DOUBLE / IS_BOOL (of the input), OUT_BOOL, ACC (the input's
-# accumulator type), FROM_BITS(lo, hi) (an output-type value from two 32-bit words); common.glsl turns
-# them into LOAD_1(x) and STORE_0(v).
+# compute type, U_1 the unsigned integer type of C_1's width, IS_BF16_n, IS_FLOAT / IS_DOUBLE / IS_BOOL
+# (of the input), OUT_BOOL, ACC (the input's accumulator type), FROM_BITS(lo, hi) (an output-type value
+# from two 32-bit words); common.glsl turns them into LOAD_n(x) and STORE_n(v).
 set(ADEPT_SHADER_DIR ${CMAKE_CURRENT_SOURCE_DIR}/src/backends/vulkan/shaders)
 set(ADEPT_SPV_DIR ${CMAKE_BINARY_DIR}/spirv)
 file(MAKE_DIRECTORY ${ADEPT_SPV_DIR})
@@ -36,6 +36,7 @@ add_custom_command(
 # and the value of the type from the two 32-bit words of a fill.
 macro(adept_dtype s t c acc f d b bf bits)
   set(T_${s} ${t})
+  set(U_${s} uint)
   set(C_${s} ${c})
   set(ACC_${s} ${acc})
   set(F_${s} ${f})
@@ -50,6 +51,7 @@ adept_dtype(bf16 uint16_t float float 1 0 0 1 "uint16_t(lo)")
 adept_dtype(f64 double double double 1 1 0 0 "packDouble2x32(uvec2(lo, hi))")
 adept_dtype(i32 int int int 0 0 0 0 "int(lo)")
 adept_dtype(i64 int64_t int64_t int64_t 0 0 0 0 "int64_t(packUint2x32(uvec2(lo, hi)))")
+set(U_i64 uint64_t)
 adept_dtype(u8 uint8_t int int 0 0 0 0 "uint8_t(lo)")
 adept_dtype(bool uint8_t int int 0 0 1 0 "uint8_t(lo)")
 set(_group_all f32 f16 bf16 f64 i32 i64 u8 bool)
@@ -108,7 +110,7 @@ foreach(shader ${ADEPT_SHADERS})
           continue()
         endif()
         list(APPEND _built ${full})
-        adept_shader(${full} ${source} -DT_0=${T_${o}} -DC_0=${C_${o}} -DT_1=${T_${i}} -DC_1=${C_${i}}
+        adept_shader(${full} ${source} -DT_0=${T_${o}} -DC_0=${C_${o}} -DT_1=${T_${i}} -DC_1=${C_${i}} -DU_1=${U_${i}}
                      -DIS_FLOAT=${F_${i}} -DIS_DOUBLE=${D_${i}} -DIS_BOOL=${B_${i}} -DOUT_BOOL=${B_${o}}
                      -DIS_BF16_0=${BF_${o}} -DIS_BF16_1=${BF_${i}} -DACC=${ACC_${i}}
                      "-DFROM_BITS(lo,hi)=${BITS_${o}}" ${args})

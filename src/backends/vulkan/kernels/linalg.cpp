@@ -40,14 +40,13 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
   return true;
 }
 
-// The matmul shaders exist for float32, float16 and bfloat16 (float64 is not implemented: its shared
-// tiles would exceed lavapipe's 32 KiB).
-bool matmul_dtype(int, Dtype d) { return d == kFloat32 || d == kFloat16 || d == kBFloat16; }
+// The matmul shader exists for the floating dtypes (float64 needs the device's shaderFloat64).
+bool matmul_dtype(int, Dtype d) { return is_floating_point(d); }
 
 void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (!matmul_dtype(-1, out.dtype())) {
-    throw NotImplementedForDevice(fmt::format("matmul: dtype {} is not implemented for device 'vulkan' (float32, "
-                                              "float16 and bfloat16 are)", dtype_name(out.dtype())));
+    throw NotImplementedForDevice(fmt::format("matmul: dtype {} is not implemented for device 'vulkan' (the "
+                                              "floating dtypes are)", dtype_name(out.dtype())));
   }
   if (out.numel() == 0) return;
   for (const Tensor* t : {&out, &a, &b}) check_index_range(*t, "matmul");
@@ -78,7 +77,8 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
   struct Push { uint32_t M, N, K, a_k_major; } push{static_cast<uint32_t>(out.size(1)), static_cast<uint32_t>(out.size(2)),
                                                     static_cast<uint32_t>(a.size(2)), a.stride(2) == 1 ? 1u : 0u};
   static_assert(sizeof(Push) == 16);
-  uint32_t gx = (push.N + 127) / 128, gy = (push.M + 127) / 128, gz = static_cast<uint32_t>(out.size(0));
+  const uint32_t tile = out.dtype() == kFloat64 ? 64 : 128;  // matmul.comp's TM = TN
+  uint32_t gx = (push.N + tile - 1) / tile, gy = (push.M + tile - 1) / tile, gz = static_cast<uint32_t>(out.size(0));
   ADEPT_CHECK(gz <= 65535 && gy <= 65535, ValueError, "matmul: batch {} or rows {} too large for one Vulkan dispatch",
               gz, push.M);
   launch(context_of(out), "matmul", shader, {}, meta, {&out, &a, &b}, &push, sizeof(push), gx, gy, gz);

@@ -2,8 +2,8 @@
 // out = a OP b elementwise (OP: specialization constant, a BINARY_* code of the generated
 // op_table.glsl). The `case` labels after each `@variant` marker are the ops that variant implements
 // (read at build time; `all` is every variant, `float` the floating dtypes, `single` float32/float16/
-// bfloat16 (GLSL has no float64 pow and atan), `int` the integer and bool dtypes). Integer division
-// (Div) is not implemented: GLSL leaves the rounding of negative quotients to the driver.
+// bfloat16 (GLSL has no float64 pow and atan), `int` the integer and bool dtypes). Integer Div truncates
+// (the op checks for zero divisors first).
 // @build binary = all
 // @build binary bool all
 #extension GL_GOOGLE_include_directive : require
@@ -16,12 +16,31 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
 layout(std430, set = 0, binding = 2) readonly buffer A { T_1 a_[]; };
 layout(std430, set = 0, binding = 3) readonly buffer B { T_1 b_[]; };
 
+#if !IS_FLOAT
+// Integer division on magnitudes (U_1: the unsigned type of C_1's width), so that the rounding of
+// negative quotients does not depend on the driver: truncation, as C and the CPU backend do.
+U_1 magnitude(C_1 v) { return v < C_1(0) ? U_1(-v) : U_1(v); }
+C_1 div_trunc(C_1 x, C_1 y) {
+  C_1 q = C_1(magnitude(x) / magnitude(y));
+  return (x < C_1(0)) != (y < C_1(0)) ? -q : q;
+}
+// base ** e with wrapping products; negative e gives 0 except for bases 1 and -1 (as the CPU).
+C_1 pow_int(C_1 base, C_1 e) {
+  if (e < C_1(0)) return base == C_1(1) ? C_1(1) : (base == C_1(-1) ? ((e & C_1(1)) == C_1(0) ? C_1(1) : C_1(-1)) : C_1(0));
+  C_1 r = C_1(1);
+  for (; e != C_1(0); e >>= 1) {
+    if ((e & C_1(1)) != C_1(0)) r *= base;
+    base *= base;
+  }
+  return r;
+}
+#endif
 C_1 floor_div(C_1 x, C_1 y) {
 #if IS_FLOAT
   return floor(x / y);
 #else
-  C_1 q = x / y;
-  if ((x % y != C_1(0)) && ((x < C_1(0)) != (y < C_1(0)))) q -= C_1(1);
+  C_1 q = div_trunc(x, y);
+  if (q * y != x && ((x < C_1(0)) != (y < C_1(0)))) q -= C_1(1);
   return q;
 #endif
 }
@@ -30,7 +49,7 @@ C_1 rem(C_1 x, C_1 y) {
   C_1 r = x - y * floor(x / y);
   return r;
 #else
-  C_1 r = x % y;
+  C_1 r = x - div_trunc(x, y) * y;
   if (r != C_1(0) && ((r < C_1(0)) != (y < C_1(0)))) r += y;
   return r;
 #endif
@@ -82,6 +101,8 @@ void main() {
 #endif
 #else
       // @variant int
+      case BINARY_Div: r = C_0(div_trunc(x, y)); break;
+      case BINARY_Pow: r = C_0(pow_int(x, y)); break;
       case BINARY_BitwiseAnd: r = C_0(x & y); break;
       case BINARY_BitwiseOr: r = C_0(x | y); break;
       case BINARY_BitwiseXor: r = C_0(x ^ y); break;

@@ -4,7 +4,8 @@
 // subgroup read consecutive shared-memory words (no bank conflicts). K is walked in steps of 16
 // through shared memory. Operands may have any strides (transposed views need no copy);
 // accumulation is in float (bfloat16 is stored 16-bit, computed in float32).
-// @build matmul - f32,f16,bf16
+// float64 uses 64x64 tiles (4x4 micro-tiles) so that its double tiles fit 32 KiB of shared memory.
+// @build matmul - f32,f16,bf16,f64
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
@@ -14,9 +15,14 @@ layout(std430, set = 0, binding = 3) readonly buffer B_ { T_0 b_[]; };
 layout(push_constant) uniform Push { uint M; uint N; uint K; uint a_k_major; } pc;
 // meta: [a_off, a_sb, a_sm, a_sk, b_off, b_sb, b_sk, b_sn, c_off, c_sb, c_sm, c_sn]
 
-const uint TM = 128u, TN = 128u, TK = 16u;
-shared float As[TK][TM + 1u];  // +1: column writes along k hit distinct banks
-shared float Bs[TK][TN];
+#if IS_DOUBLE
+#define MT 4
+#else
+#define MT 8
+#endif
+const uint TM = 16u * MT, TN = 16u * MT, TK = 16u;
+shared C_0 As[TK][TM + 1u];  // +1: column writes along k hit distinct banks
+shared C_0 Bs[TK][TN];
 
 void main() {
   uint batch = gl_WorkGroupID.z;
@@ -25,33 +31,33 @@ void main() {
   uint tr = lid / 16u, tc = lid % 16u;
   int a_base = meta[0] + int(batch) * meta[1], b_base = meta[4] + int(batch) * meta[5];
   int a_sm = meta[2], a_sk = meta[3], b_sk = meta[6], b_sn = meta[7];
-  float acc[8][8];
-  for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) acc[i][j] = 0.0;
+  C_0 acc[MT][MT];
+  for (int i = 0; i < MT; ++i) for (int j = 0; j < MT; ++j) acc[i][j] = C_0(0);
   for (uint k0 = 0u; k0 < pc.K; k0 += TK) {
-    // 128x16 elements of A and 16x128 of B: 8 of each per thread.
+    // TMx16 elements of A and 16xTN of B: 8 (float64: 4) of each per thread.
     for (uint e = lid; e < TM * TK; e += 256u) {
       // Neighbouring threads read neighbouring addresses: along k when A is row-major.
       uint k = pc.a_k_major != 0u ? e % TK : e / TM, m = pc.a_k_major != 0u ? e / TK : e % TM;
       uint gm = row0 + m, gk = k0 + k;
-      As[k][m] = (gm < pc.M && gk < pc.K) ? LOAD_0(a_[a_base + int(gm) * a_sm + int(gk) * a_sk]) : 0.0;
+      As[k][m] = (gm < pc.M && gk < pc.K) ? LOAD_0(a_[a_base + int(gm) * a_sm + int(gk) * a_sk]) : C_0(0);
       uint kb = e / TN, n = e % TN;
       uint gn = col0 + n, gkb = k0 + kb;
-      Bs[kb][n] = (gn < pc.N && gkb < pc.K) ? LOAD_0(b_[b_base + int(gkb) * b_sk + int(gn) * b_sn]) : 0.0;
+      Bs[kb][n] = (gn < pc.N && gkb < pc.K) ? LOAD_0(b_[b_base + int(gkb) * b_sk + int(gn) * b_sn]) : C_0(0);
     }
     barrier();
     for (uint k = 0u; k < TK; ++k) {
-      float av[8], bv[8];
-      for (int i = 0; i < 8; ++i) av[i] = As[k][tr + uint(i) * 16u];
-      for (int j = 0; j < 8; ++j) bv[j] = Bs[k][tc + uint(j) * 16u];
-      for (int i = 0; i < 8; ++i) for (int j = 0; j < 8; ++j) acc[i][j] += av[i] * bv[j];
+      C_0 av[MT], bv[MT];
+      for (int i = 0; i < MT; ++i) av[i] = As[k][tr + uint(i) * 16u];
+      for (int j = 0; j < MT; ++j) bv[j] = Bs[k][tc + uint(j) * 16u];
+      for (int i = 0; i < MT; ++i) for (int j = 0; j < MT; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier();
   }
   int c_base = meta[8] + int(batch) * meta[9];
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < MT; ++i) {
     uint gm = row0 + tr + uint(i) * 16u;
     if (gm >= pc.M) continue;
-    for (int j = 0; j < 8; ++j) {
+    for (int j = 0; j < MT; ++j) {
       uint gn = col0 + tc + uint(j) * 16u;
       if (gn < pc.N) c_[c_base + int(gm) * meta[10] + int(gn) * meta[11]] = STORE_0(acc[i][j]);
     }
