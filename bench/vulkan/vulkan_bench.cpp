@@ -1,5 +1,6 @@
-// Vulkan backend benchmark: matmul GFLOP/s (float32, float16) at square sizes and elementwise
-// add GB/s next to a device copy of the same bytes. Writes JSON to stdout (or argv[1]).
+// Vulkan backend benchmark: matmul GFLOP/s (float32, float16) at square sizes, elementwise add GB/s
+// next to a device copy of the same bytes, and the cost of one dispatch (a 64-element in-place add
+// recorded 2000 times, with and without a host wait after each). Writes JSON to stdout (or argv[1]).
 // Usage: adept_vulkan_bench [out.json] [--quick]
 #include <chrono>
 #include <cstdio>
@@ -71,7 +72,13 @@ int main(int argc, char** argv) {
             std::to_string(gb_add / gb_copy) + "}";
     first = false;
   }
-  json += "\n  ]\n}\n";
+  // Per-dispatch cost: queued (recorded, submitted in batches) and round trip (a host wait after each).
+  Tensor tiny = zeros({64}, TensorOptions(kFloat32).set_device(vk));
+  const double us_queued = 1e6 * time_per_iter([&] { tiny.add_(1.0); }, 2000);
+  const double us_round_trip = 1e6 * time_per_iter([&] { tiny.add_(1.0); vulkan_synchronize(); }, 200);
+  std::printf("tiny add_: %.1f us per dispatch queued, %.1f us with a host wait\n", us_queued, us_round_trip);
+  json += "\n  ],\n  \"dispatch_us\": {\"queued\": " + std::to_string(us_queued) + ", \"round_trip\": " +
+          std::to_string(us_round_trip) + "}\n}\n";
   if (out_path.empty()) {
     std::fputs(json.c_str(), stdout);
   } else {

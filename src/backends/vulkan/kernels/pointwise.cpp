@@ -11,13 +11,13 @@ namespace {
 
 // The op codes each variant of the unary and binary shaders implements (generated from their `case`
 // labels), so that the host refuses the others before recording anything.
-// Markers: `all`, `float` (single and double), `single` (float32/float16/bfloat16), `int`.
+// Markers: `all`, `float` (single and double), `single` (float32/float16/bfloat16), `double`, `int`.
 struct VariantOps {
   std::bitset<64> single_ops, double_ops, int_ops;
   VariantOps& add(const char* variant, int code) {
     const std::string v(variant);
     if (v == "all" || v == "float" || v == "single") single_ops.set(code);
-    if (v == "all" || v == "float") double_ops.set(code);
+    if (v == "all" || v == "float" || v == "double") double_ops.set(code);
     if (v == "all" || v == "int") int_ops.set(code);
     return *this;
   }

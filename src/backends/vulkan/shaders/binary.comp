@@ -2,7 +2,7 @@
 // out = a OP b elementwise (OP: specialization constant, a BINARY_* code of the generated
 // op_table.glsl). The `case` labels after each `@variant` marker are the ops that variant implements
 // (read at build time; `all` is every variant, `float` the floating dtypes, `single` float32/float16/
-// bfloat16 (GLSL has no float64 pow and atan), `int` the integer and bool dtypes). Integer Div truncates
+// bfloat16, `double` float64 (pow and atan2 from double_math.glsl), `int` the integer and bool dtypes). Integer Div truncates
 // (the op checks for zero divisors first).
 // @build binary = all
 // @build binary bool all
@@ -10,6 +10,7 @@
 #include "common.glsl"
 #include "elementwise_pc.glsl"
 #include "op_table.glsl"
+#include "double_math.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
@@ -98,6 +99,10 @@ void main() {
       // @variant single
       case BINARY_Pow: r = C_0(pow_signed(x, y)); break;
       case BINARY_Atan2: r = C_0(atan(x, y)); break;
+#else
+      // @variant double
+      case BINARY_Pow: r = C_0(d_pow(x, y)); break;
+      case BINARY_Atan2: r = C_0(d_atan2(x, y)); break;
 #endif
 #else
       // @variant int

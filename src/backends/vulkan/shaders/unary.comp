@@ -2,15 +2,16 @@
 // out = OP(x) elementwise (OP: specialization constant, a UNARY_* code of the generated op_table.glsl).
 // float16 and bfloat16 compute in float32, float64 in double; integer variants implement the integer
 // subset. The `case` labels after each `@variant` marker are the ops that variant implements (read at
-// build time): `float` every floating dtype, `single` float32/float16/bfloat16 only (GLSL has no
-// float64 exp, log, trigonometric functions: float64 raises NotImplementedForDevice for them), `int`
-// the integer and bool dtypes.
+// build time): `float` every floating dtype, `single` float32/float16/bfloat16, `double` float64 (GLSL
+// has no float64 exp, log, trigonometric functions: double_math.glsl implements them), `int` the
+// integer and bool dtypes.
 // @build unary = all
 // @build unary bool all
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "elementwise_pc.glsl"
 #include "op_table.glsl"
+#include "double_math.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
@@ -87,6 +88,32 @@ void main() {
       case UNARY_PowScalar: r = PA == 2.0 ? x * x : pow_signed(x, PA); break;
       case UNARY_RoundDecimals: { float p = exp2(PA * 3.321928094887362); r = roundEven(x * p) / p; } break;
       case UNARY_LogSigmoid: r = min(x, 0.0) - log1p_(exp(-abs(x))); break;
+#else
+      // @variant double
+      case UNARY_Exp: r = d_exp(x); break;
+      case UNARY_Exp2: r = d_exp(x * 6.93147180559945286227e-01LF); break;
+      case UNARY_Log: r = d_log(x); break;
+      case UNARY_Log2: r = d_log(x) * 1.44269504088896338700e+00LF; break;
+      case UNARY_Log1p: r = d_log1p(x); break;
+      case UNARY_Expm1: r = d_expm1(x); break;
+      case UNARY_Sin: r = d_sincos(x, false); break;
+      case UNARY_Cos: r = d_sincos(x, true); break;
+      case UNARY_Tan: r = d_sincos(x, false) / d_sincos(x, true); break;
+      case UNARY_Atan: r = d_atan(x); break;
+      case UNARY_Tanh: r = d_tanh(x); break;
+      case UNARY_Sigmoid: r = d_sigmoid(x); break;
+      case UNARY_Silu: r = x * d_sigmoid(x); break;
+      case UNARY_GeluErf: r = 0.5LF * x * (1.0LF + d_erf(x * 0.70710678118654752440LF)); break;
+      case UNARY_GeluTanh: r = 0.5LF * x * (1.0LF + d_tanh(0.79788456080286535588LF * (x + 0.044715LF * x * x * x))); break;
+      case UNARY_Softplus: r = x * PA > PB ? x : d_log1p(d_exp(x * PA)) / PA; break;
+      case UNARY_Erf: r = d_erf(x); break;
+      case UNARY_PowScalar: r = PA == 2.0LF ? x * x : d_pow(x, PA); break;
+      case UNARY_RoundDecimals: {
+        double p = 1.0LF;
+        for (int k = 0; k < int(abs(PA)); ++k) p *= 10.0LF;
+        r = PA >= 0.0LF ? roundEven(x * p) / p : roundEven(x / p) * p;
+      } break;
+      case UNARY_LogSigmoid: r = min(x, 0.0LF) - d_log1p(d_exp(-abs(x))); break;
 #endif
 #else
       // @variant int
