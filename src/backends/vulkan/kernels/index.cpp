@@ -80,19 +80,21 @@ void put_vk(const char* op, const Tensor& self, const Tensor& values, const Tens
   const int64_t seg_max = limit ? std::max<int64_t>(1, limit / 2 / (ni + 1)) : n_i;
   const int64_t seg_len = std::min(seg_max, n_i);
   Tensor links = kernel_buffer({n_k * seg_len}, kInt32, self.device());
-  // Link strides along the R dims: the K dims' row-major strides (times the segment), 0 elsewhere.
-  std::vector<int32_t> rls(rs.size(), 0);
-  for (int64_t d = nr - 1, stride = seg_len; d >= 0; --d) {
-    if (ros[d] == 0) continue;
-    rls[d] = static_cast<int32_t>(stride);
-    stride *= rs[d];
-  }
   std::vector<int32_t> link_meta = {ni, static_cast<int32_t>(ks.size()), static_cast<int32_t>(offset.storage_offset())};
   for (auto* v : {&is, &ios, &ks, &kos}) link_meta.insert(link_meta.end(), v->begin(), v->end());
-  std::vector<int32_t> put_meta = {ni, nr, static_cast<int32_t>(self.storage_offset()),
-                                   static_cast<int32_t>(values.storage_offset()),
-                                   static_cast<int32_t>(offset.storage_offset())};
-  for (auto* v : {&is, &ivs, &ios, &rs, &rss, &rvs, &ros, &rls}) put_meta.insert(put_meta.end(), v->begin(), v->end());
+  // The write pass's metadata for a segment of `seg` positions, whose links lie at keyed coordinate * seg.
+  auto put_meta = [&](int64_t seg) {
+    std::vector<int32_t> rls(rs.size(), 0);  // link strides: the K dims' row-major strides times seg, 0 elsewhere
+    for (int64_t d = nr - 1, stride = seg; d >= 0; --d) {
+      if (ros[d] == 0) continue;
+      rls[d] = static_cast<int32_t>(stride);
+      stride *= rs[d];
+    }
+    std::vector<int32_t> m = {ni, nr, static_cast<int32_t>(self.storage_offset()),
+                              static_cast<int32_t>(values.storage_offset()), static_cast<int32_t>(offset.storage_offset())};
+    for (auto* v : {&is, &ivs, &ios, &rs, &rss, &rvs, &ros, &rls}) m.insert(m.end(), v->begin(), v->end());
+    return m;
+  };
   const std::string shader = "index_put_" + dtype_suffix(self.dtype());
   const std::vector<int32_t> spec = {accumulate ? 1 : 0};
   struct Push { uint32_t s0, seg, n, groups_x; int32_t mul; };
@@ -106,7 +108,7 @@ void put_vk(const char* op, const Tensor& self, const Tensor& values, const Tens
     Push pp = pl;
     pp.n = static_cast<uint32_t>(n_r * seg);
     pp.groups_x = gp.gx;
-    launch(ctx, op, shader, spec, put_meta, {&self, &values, &offset, &links}, &pp, sizeof(pp), gp.gx, gp.gy);
+    launch(ctx, op, shader, spec, put_meta(seg), {&self, &values, &offset, &links}, &pp, sizeof(pp), gp.gx, gp.gy);
   }
 }
 
