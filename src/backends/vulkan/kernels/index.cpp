@@ -22,15 +22,8 @@ void check_storage_range(const Tensor& t, const char* op) {
               "{}: a storage of {} elements is too large for the Vulkan backend's 32-bit indexing", op, elems);
 }
 
-// A 2-d grid of 256-wide workgroups with one invocation per item.
-struct Grid {
-  uint32_t gx, gy;
-};
-Grid grid_for(int64_t n) {
-  const int64_t groups = std::max<int64_t>(1, (n + 255) / 256);
-  const uint32_t gx = static_cast<uint32_t>(std::min<int64_t>(groups, 65535));
-  return {gx, static_cast<uint32_t>((groups + gx - 1) / gx)};
-}
+// The grid of 256-wide workgroups with one invocation per item.
+Grid2d grid_for(int64_t n) { return grid_2d((n + 255) / 256); }
 
 // out[p] = src[src(p) + offset[p] * mul] (gather with mul = the dim's stride; advanced index with 1).
 void read_vk(const char* op, const Tensor& out, const Tensor& src, const Tensor& offset, int64_t mul) {
@@ -101,14 +94,14 @@ void put_vk(const char* op, const Tensor& self, const Tensor& values, const Tens
   static_assert(sizeof(Push) == 20);
   for (int64_t s0 = 0; s0 < n_i; s0 += seg_len) {
     const int64_t seg = std::min(seg_len, n_i - s0);
-    const Grid gl = grid_for(n_k * seg), gp = grid_for(n_r * seg);
-    Push pl{static_cast<uint32_t>(s0), static_cast<uint32_t>(seg), static_cast<uint32_t>(n_k * seg), gl.gx,
+    const Grid2d gl = grid_for(n_k * seg), gp = grid_for(n_r * seg);
+    Push pl{static_cast<uint32_t>(s0), static_cast<uint32_t>(seg), static_cast<uint32_t>(n_k * seg), gl.x,
             static_cast<int32_t>(mul)};
-    launch(ctx, op, "index_links_i64", spec, link_meta, {&links, &offset}, &pl, sizeof(pl), gl.gx, gl.gy);
+    launch(ctx, op, "index_links_i64", spec, link_meta, {&links, &offset}, &pl, sizeof(pl), gl.x, gl.y);
     Push pp = pl;
     pp.n = static_cast<uint32_t>(n_r * seg);
-    pp.groups_x = gp.gx;
-    launch(ctx, op, shader, spec, put_meta(seg), {&self, &values, &offset, &links}, &pp, sizeof(pp), gp.gx, gp.gy);
+    pp.groups_x = gp.x;
+    launch(ctx, op, shader, spec, put_meta(seg), {&self, &values, &offset, &links}, &pp, sizeof(pp), gp.x, gp.y);
   }
 }
 
@@ -166,15 +159,15 @@ void nonzero_vk(const Tensor& out, const Tensor& in) {
   std::vector<int32_t> meta = {static_cast<int32_t>(nd), static_cast<int32_t>(x.storage_offset()),
                                static_cast<int32_t>(o.storage_offset())};
   for (int64_t s : in.sizes()) meta.push_back(static_cast<int32_t>(s));
-  const Grid g = grid_for(blocks);
+  const Grid2d g = grid_for(blocks);
   struct Push { uint32_t numel, block, blocks, groups_x, rows; } push{
-      static_cast<uint32_t>(numel), static_cast<uint32_t>(block), static_cast<uint32_t>(blocks), g.gx,
+      static_cast<uint32_t>(numel), static_cast<uint32_t>(block), static_cast<uint32_t>(blocks), g.x,
       static_cast<uint32_t>(out.size(0))};
   const std::string s = dtype_suffix(in.dtype());
-  launch(ctx, "nonzero", "nonzero_count_" + s, {}, meta, {&counts, &x}, &push, sizeof(push), g.gx, g.gy);
+  launch(ctx, "nonzero", "nonzero_count_" + s, {}, meta, {&counts, &x}, &push, sizeof(push), g.x, g.y);
   const uint32_t n = static_cast<uint32_t>(blocks);
   launch(ctx, "nonzero", "index_scan_i32", {}, {0}, {&counts}, &n, sizeof(n), 1);
-  launch(ctx, "nonzero", "nonzero_write_" + s, {}, meta, {&o, &x, &counts}, &push, sizeof(push), g.gx, g.gy);
+  launch(ctx, "nonzero", "nonzero_write_" + s, {}, meta, {&o, &x, &counts}, &push, sizeof(push), g.x, g.y);
   if (!o.is_same(out)) copy_kernel().get(out.device(), "nonzero")(out, o);
 }
 
