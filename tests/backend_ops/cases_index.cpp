@@ -9,9 +9,10 @@ namespace {
 
 using Fn = std::function<Tensors(const Tensors&)>;
 
-void add(std::vector<Case>& out, const std::string& op, const std::string& variant, std::vector<Input> inputs, Fn f,
-         Dtypes d = kAll) {
+Case& add(std::vector<Case>& out, const std::string& op, const std::string& variant, std::vector<Input> inputs, Fn f,
+          Dtypes d = kAll) {
   out.push_back(make_case(op, variant, std::move(inputs), std::move(f), std::move(d)));
+  return out.back();
 }
 
 Tensors one(Tensor t) { return {std::move(t)}; }
@@ -37,6 +38,14 @@ void gather_scatter(std::vector<Case>& out) {
     scatter_add_(y, 1, x[1], x[2]);
     return one(y);
   }, kNum);
+  // Duplicate targets: the last write wins (as on the CPU); long index dims run in several segments
+  // on drivers with a loop limit, and the index varies along dim 0 too.
+  add(out, "scatter", "dup", {in({3, 4}), idx({6, 4}, 0, 0), in({6, 4})},
+      [](const Tensors& x) { return one(scatter(x[0], 0, x[1], x[2])); })
+      .no_gradcheck();  // overwritten values get a gradient too (as in PyTorch)
+  add(out, "scatter_add", "long", {in({2, 4}), idx({2, 20000}, 0, 1), in({2, 20000})},
+      [](const Tensors& x) { return one(scatter_add(x[0], 1, x[1], x[2])); }, {kFloat32, kInt64})
+      .no_gradcheck();
 }
 
 void index_ops(std::vector<Case>& out) {
@@ -60,6 +69,18 @@ void index_ops(std::vector<Case>& out) {
       [](const Tensors& x) { return one(index_put(x[0], {x[1]}, x[2])); });
   add(out, "index_put", "accumulate", {in({5, 3}), idx({4}, 0, 0), in({4, 3})},
       [](const Tensors& x) { return one(index_put(x[0], {x[1]}, x[2], true)); }, kNum);
+  add(out, "index_put", "dup", {in({4, 3}), idx({7}, 0, 0), in({7, 3})},
+      [](const Tensors& x) { return one(index_put(x[0], {x[1]}, x[2])); })
+      .no_gradcheck();  // overwritten values get a gradient too (as in PyTorch)
+  add(out, "index_put", "accumulate_apart", {in({4, 5, 3}), idx({3, 1}, 0, 0), idx({1, 4}, 0, 2), in({3, 4, 5})},
+      [](const Tensors& x) { return one(index_put(x[0], {x[1], Tensor(), x[2]}, x[3], true)); }, kNum);
+  add(out, "index_put", "accumulate_long", {in({8, 2}), idx({20000}, 0, 0), in({20000, 2})},
+      [](const Tensors& x) { return one(index_put(x[0], {x[1]}, x[2], true)); }, {kFloat32, kInt32})
+      .no_gradcheck()
+      .with_tol(50);  // float32 sums of ~2500 terms against the CPU's float64 reference
+  add(out, "index_put", "long", {in({8, 2}), idx({20000}, 0, 0), in({20000, 2})},
+      [](const Tensors& x) { return one(index_put(x[0], {x[1]}, x[2])); }, {kFloat32})
+      .no_gradcheck();
   add(out, "index_put_", "", {in({4, 5}), uidx({3}, 0, 0), idx({3}, 0, 1), in({3})}, [](const Tensors& x) {
     Tensor y = x[0].clone();
     index_put_(y, {x[1], x[2]}, x[3]);
@@ -88,6 +109,8 @@ void masks_and_sorting(std::vector<Case>& out) {
   add(out, "masked_select", "broadcast", {in({3, 4}), mask({4})},
       [](const Tensors& x) { return one(masked_select(x[0], x[1])); });
   add(out, "nonzero", "", {in({3, 4}, Gen::Small)}, [](const Tensors& x) { return one(nonzero(x[0])); });
+  add(out, "nonzero", "large", {in({30, 70, 100}, Gen::Small)}, [](const Tensors& x) { return one(nonzero(x[0])); },
+      {kInt32, kFloat32});
   add(out, "nonzero", "empty", {in({0, 3}, Gen::Small)}, [](const Tensors& x) { return one(nonzero(x[0])); });
   add(out, "nonzero", "0d", {in({}, Gen::Small)}, [](const Tensors& x) { return one(nonzero(x[0])); });
   const auto unique_all = [](const Tensors& x) {
