@@ -198,15 +198,11 @@ TEST(MaxPool2d, BadArgumentsRaiseTypedErrors) {
   }
 }
 
-TEST(MaxPool2d, VulkanTensorRaisesNotImplementedNamingTheOp) {
+TEST(MaxPool2d, VulkanMatchesTheCpu) {
   if (!vulkan_is_available()) GTEST_SKIP() << "no Vulkan device";
-  Tensor x = uniform({1, 1, 4, 4}, -1, 1, kFloat32).to(Device("vulkan"));
-  try {
-    F::max_pool2d(x, 2);
-    FAIL() << "expected NotImplementedForDevice";
-  } catch (const NotImplementedForDevice& e) {
-    EXPECT_NE(std::string(e.what()).find("max_pool2d"), std::string::npos);
-  }
+  Tensor x = uniform({1, 2, 5, 5}, -1, 1, kFloat32);
+  Tensor got = F::max_pool2d(x.to(Device("vulkan")), 3, 2, 1).cpu();
+  EXPECT_TRUE(equal(got, F::max_pool2d(x, 3, 2, 1)));
 }
 
 // ---- avg_pool2d -----------------------------------------------------------------------------------------
