@@ -48,6 +48,19 @@ uint32_t groups_for(int64_t n) {
   return static_cast<uint32_t>(std::clamp<int64_t>(g, 1, 65535));
 }
 
+std::vector<int32_t> storage_offsets(const std::vector<const Tensor*>& operands) {
+  std::vector<int32_t> meta;
+  for (const Tensor* t : operands) meta.push_back(static_cast<int32_t>(t->storage_offset()));
+  return meta;
+}
+
+Grid grid_for(int64_t n, const char* op) {
+  const int64_t groups = std::max<int64_t>((n + 255) / 256, 1);
+  const int64_t x = std::min<int64_t>(groups, 65535), y = (groups + x - 1) / x;
+  ADEPT_CHECK(y <= 65535, ValueError, "{}: {} elements are too many for one Vulkan dispatch", op, n);
+  return {static_cast<uint32_t>(x), static_cast<uint32_t>(y)};
+}
+
 void check_index_range(const Tensor& t, const char* op) {
   int64_t span = t.storage_offset() + 1;
   for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * std::abs(t.stride(d));

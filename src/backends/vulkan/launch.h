@@ -49,8 +49,17 @@ void launch(Context& ctx, const char* op, const std::string& shader, const std::
             const std::vector<int32_t>& meta, const std::vector<const Tensor*>& operands, const void* push,
             uint32_t push_size, uint32_t gx, uint32_t gy = 1, uint32_t gz = 1);
 
+/// The storage offsets (elements) of the operands, in order: the metadata of shaders that index
+/// contiguous operands as `buf[meta[k] + i]` (a bound buffer is the operand's whole storage chunk).
+std::vector<int32_t> storage_offsets(const std::vector<const Tensor*>& operands);
 /// Number of workgroups (of 256) for a grid-stride loop over n elements.
 uint32_t groups_for(int64_t n);
+/// A 2-d grid of workgroups of 256 with one invocation per element of n: x groups (at most 65535) by y;
+/// the shader's element is (gl_WorkGroupID.y * x + gl_WorkGroupID.x) * 256 + gl_LocalInvocationID.x.
+struct Grid {
+  uint32_t x, y;
+};
+Grid grid_for(int64_t n, const char* op);
 /// Throws ValueError when a tensor is too large for 32-bit indexing in shaders.
 void check_index_range(const Tensor& t, const char* op);
 
