@@ -36,16 +36,16 @@ def _layout(a, layout):
     raise ValueError(layout)
 
 
-def _pair(m, a, dtype, layout="contig", grad=True):
-    """The same values as a torch tensor and an adept tensor (both leaves with the given layout)."""
+def _pair(m, a, dtype, layout="contig", grad=True, device="cpu"):
+    """The same values as a torch tensor and an adept tensor on `device` (both leaves with the given layout)."""
     base, view = _layout(a, layout)
     t = torch.from_numpy(np.ascontiguousarray(base)).to(getattr(torch, dtype)).requires_grad_(grad)
-    x = m.from_numpy(np.ascontiguousarray(base).astype(dtype)).clone().requires_grad_(grad)
+    x = m.from_numpy(np.ascontiguousarray(base).astype(dtype)).to(device).clone().requires_grad_(grad)
     return t, x, view
 
 
 def _np(x):
-    return x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x.detach().numpy())
+    return x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x.detach().cpu().numpy())
 
 
 def _close(got, want, dtype, what, tol=1.0):
@@ -55,11 +55,12 @@ def _close(got, want, dtype, what, tol=1.0):
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol * scale, equal_nan=True, err_msg=what)
 
 
-def check(m, fn, a, dtype="float32", layout="contig", grad=True, indices=False, exact=False, tol=1.0):
+def check(m, fn, a, dtype="float32", layout="contig", grad=True, indices=False, exact=False, tol=1.0,
+          device="cpu"):
     """Runs fn(F, x) with torch and adept on values `a`, compares outputs (and indices), then backward.
     tol scales the tolerances (interpolation weights are rounded to float32 before use, and torch's kernels
     contract multiply-adds differently: results differ by a few ulps of the largest value)."""
-    t, x, view = _pair(m, a, dtype, layout, grad)
+    t, x, view = _pair(m, a, dtype, layout, grad, device)
     tv, xv = view(t), view(x)
     if layout != "contig":
         assert not xv.is_contiguous()
@@ -79,7 +80,7 @@ def check(m, fn, a, dtype="float32", layout="contig", grad=True, indices=False, 
         return
     g = np.random.default_rng(99).standard_normal(tuple(want.shape))
     want.backward(torch.from_numpy(g).to(want.dtype))
-    got.backward(m.from_numpy(g.astype(dtype)))
+    got.backward(m.from_numpy(g.astype(dtype)).to(device))
     _close(_np(x.grad), _np(t.grad), dtype, "gradient", tol)
 
 
@@ -235,42 +236,53 @@ SIZES = [(5, 7), (3, 4), 11, (8, 3), (6, 5), (1, 1), (12, 2)]
 SCALES = [2, 3, 1.5, 0.7, 2.3, (1.5, 0.7), (0.5, 2)]
 
 
+def _interp_device(m, device, mode):
+    """The --device the interpolate tests run on; area mode is adaptive_avg_pool2d, which a device may lack."""
+    if mode == "area" and m is not torch and not m.supported("adaptive_avg_pool2d", device, m.float32, True):
+        pytest.skip(f"area mode: adaptive_avg_pool2d is not implemented for device '{device}'")
+    return device
+
+
 @pytest.mark.parametrize("mode,corners", MODES, ids=str)
 @pytest.mark.parametrize("size", SIZES, ids=str)
-def test_interpolate_size(m, mode, corners, size):
+def test_interpolate_size(m, device, mode, corners, size):
     check(m, lambda F, x: F.interpolate(x, size=size, mode=mode, align_corners=corners), _values((2, 3, 6, 5), 20),
-          tol=4)
+          tol=4, device=_interp_device(m, device, mode))
 
 
 @pytest.mark.parametrize("mode,corners", MODES, ids=str)
 @pytest.mark.parametrize("scale", SCALES, ids=str)
 @pytest.mark.parametrize("recompute", [None, True])
-def test_interpolate_scale_factor(m, mode, corners, scale, recompute):
+def test_interpolate_scale_factor(m, device, mode, corners, scale, recompute):
     check(m, lambda F, x: F.interpolate(x, scale_factor=scale, mode=mode, align_corners=corners,
-                                        recompute_scale_factor=recompute), _values((2, 3, 6, 5), 21), tol=4)
+                                        recompute_scale_factor=recompute), _values((2, 3, 6, 5), 21), tol=4,
+          device=_interp_device(m, device, mode))
 
 
 @pytest.mark.parametrize("mode,corners", MODES, ids=str)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("layout", ["contig", "channels_last", "strided"])
-def test_interpolate_dtypes_and_layouts(m, mode, corners, dtype, layout):
+def test_interpolate_dtypes_and_layouts(m, device, mode, corners, dtype, layout):
+    dev = _interp_device(m, device, mode)
     check(m, lambda F, x: F.interpolate(x, size=(9, 4), mode=mode, align_corners=corners), _values((2, 3, 5, 7), 22),
-          dtype, layout, tol=4)
+          dtype, layout, tol=4, device=dev)
     check(m, lambda F, x: F.interpolate(x, scale_factor=1.7, mode=mode, align_corners=corners),
-          _values((2, 3, 5, 7), 23), dtype, layout, tol=4)
+          _values((2, 3, 5, 7), 23), dtype, layout, tol=4, device=dev)
 
 
 @pytest.mark.parametrize("mode,corners", [("nearest", None), ("nearest-exact", None), ("linear", False),
                                           ("linear", True), ("area", None)], ids=str)
 @pytest.mark.parametrize("arg", [{"size": 11}, {"size": (4,)}, {"scale_factor": 1.5}, {"scale_factor": 0.7},
                                  {"scale_factor": 2.3, "recompute_scale_factor": True}], ids=str)
-def test_interpolate_1d(m, mode, corners, arg):
-    check(m, lambda F, x: F.interpolate(x, mode=mode, align_corners=corners, **arg), _values((2, 3, 7), 24), tol=4)
+def test_interpolate_1d(m, device, mode, corners, arg):
+    check(m, lambda F, x: F.interpolate(x, mode=mode, align_corners=corners, **arg), _values((2, 3, 7), 24), tol=4,
+          device=_interp_device(m, device, mode))
 
 
-def test_interpolate_empty_batch(m):
-    for mode, corners in MODES:
-        check(m, lambda F, x: F.interpolate(x, size=(3, 4), mode=mode, align_corners=corners), np.zeros((0, 3, 5, 5)))
+@pytest.mark.parametrize("mode,corners", MODES, ids=str)
+def test_interpolate_empty_batch(m, device, mode, corners):
+    check(m, lambda F, x: F.interpolate(x, size=(3, 4), mode=mode, align_corners=corners), np.zeros((0, 3, 5, 5)),
+          device=_interp_device(m, device, mode))
 
 
 # ---- errors ------------------------------------------------------------------------------------------------------

@@ -61,8 +61,8 @@ void apply_pass(const char* op, bool backward, const Tensor& out, const Tensor& 
   static_assert(sizeof(Push) == 20);
   std::vector<const Tensor*> operands = {&out, &x, &dy};
   operands.insert(operands.end(), channel.begin(), channel.end());
-  launch(context_of(x), op, "batch_norm_apply_" + dtype_suffix(x.dtype()), {backward ? 1 : 0}, storage_offsets(operands), operands, &push,
-         sizeof(push), grid.x, grid.y);
+  launch(context_of(x), op, "batch_norm_apply_" + dtype_suffix(x.dtype()), {backward ? 1 : 0}, storage_offsets(operands),
+         operands, &push, sizeof(push), grid.x, grid.y);
 }
 
 void stats_vk(const Tensor& x, const Tensor& mean, const Tensor& var) {

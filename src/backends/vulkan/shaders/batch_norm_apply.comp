@@ -6,7 +6,8 @@
 //   BACKWARD:                 out = k * (dy - mean_dy - ((x - hi) - lo) * c2), with
 //                             k = b[c] * a[c], mean_dy = p[c] / M, c2 = q[c] * a[c] / M
 //                             (a = invstd, b = weight, p = sum_dy, q = sum_dy_xhat, M = N * S).
-// Bindings: 0 metadata (the storage offsets of bindings 1..8, elements), 1 out, 2 x, 3 dy (read by BACKWARD), 4 mean, 5 a, 6 b, 7 p, 8 q (double, C).
+// Bindings: 0 metadata (the storage offsets of bindings 1..8, elements), 1 out, 2 x, 3 dy (read by BACKWARD),
+// 4 mean, 5 a, 6 b, 7 p, 8 q (double, C).
 // @build batch_norm_apply - float
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"

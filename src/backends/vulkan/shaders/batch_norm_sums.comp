@@ -8,8 +8,8 @@
 // strided part, then a tree in shared memory) into partial[c, g] = (s0, s1), or, with one group per
 // channel, straight into res0/res1. PHASE 1: workgroup c adds its `groups` partials the same way and writes
 // res0/res1. Fixed orders throughout: deterministic.
-// Bindings: 0 metadata (the storage offsets of bindings 1..7, elements), 1 partial (double, (C, groups, 2)), 2 x, 3 dy, 4 mean, 5 invstd (double,
-// read by BACKWARD), 6 res0, 7 res1 (double, C).
+// Bindings: 0 metadata (the storage offsets of bindings 1..7, elements), 1 partial (double, (C, groups, 2)),
+// 2 x, 3 dy, 4 mean, 5 invstd (double, read by BACKWARD), 6 res0, 7 res1 (double, C).
 // @build batch_norm_sums - float
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"

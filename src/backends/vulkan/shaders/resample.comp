@@ -6,7 +6,8 @@
 // summed in list order by the invocation of that output element, starting from 0 or, with
 // `accumulate`, from out's previous value (a long list taken in several dispatches, for the driver's
 // loop limit). ACC (float, or double for float64) is the arithmetic type and the weights' type.
-// Bindings: 0 metadata (the storage offsets of out and in), 1 out, 2 in, 3 offset (int, len_out + 1), 4 src (int), 5 weight (ACC).
+// Bindings: 0 metadata (the storage offsets of out and in), 1 out, 2 in, 3 offset (int, len_out + 1), 4 src (int),
+// 5 weight (ACC).
 // @build resample = float
 // @build resample f32 f16,bf16
 // @build resample f16,bf16 f32
