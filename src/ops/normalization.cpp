@@ -1,6 +1,7 @@
 // batch_norm, layer_norm, group_norm. layer/group norm and batch norm in eval mode are composed of
 // tensor ops; batch norm in training mode uses the fused per-channel kernels where the device has
-// them (float32/float64), else batch_norm_composed, the reference the fused path is tested against.
+// them for the input's dtype (supports(): CPU float32/float64, Vulkan every float dtype), else
+// batch_norm_composed, the reference the fused path is tested against.
 #include "adept/ops/normalization.h"
 
 #include "kernels/batch_norm.h"
@@ -161,8 +162,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     }
   }
   Tensor batch_mean, batch_var;
-  const bool fused = batch_norm_stats_kernel().has(input.device().type) &&
-                     (input.dtype() == kFloat32 || input.dtype() == kFloat64);
+  const bool fused = batch_norm_stats_kernel().supports(input.device().type, -1, input.dtype());
   Tensor out = fused ? batch_norm_fused(input, weight, bias, eps, batch_mean, batch_var)
                      : batch_norm_composed(input, weight, bias, eps, batch_mean, batch_var);
   if (running_mean.defined()) {

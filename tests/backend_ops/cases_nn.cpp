@@ -149,6 +149,15 @@ void normalization(std::vector<Case>& out) {
       [](const Tensors& x) { return one(F::batch_norm(x[0], x[1], x[2], x[3], x[4], false)); });
   add(out, "batch_norm", "no_affine", {in({6, 2})},
       [](const Tensors& x) { return one(F::batch_norm(x[0], {}, {}, {}, {}, true)); });
+  add(out, "batch_norm", "training_4d", {in({3, 4, 5, 6}), nograd({4}), nograd({4}, Gen::Positive), in({4}), in({4})},
+      [](const Tensors& x) {
+        Tensor rm = x[1].clone(), rv = x[2].clone();
+        Tensor y = F::batch_norm(x[0], rm, rv, x[3], x[4], true, 0.1);
+        return Tensors{y, rm, rv};
+      });
+  // 18000 values per channel: the Vulkan sums take several workgroups per channel and a combining pass
+  add(out, "batch_norm", "long_channel", {in({2, 2, 9000}), in({2}), in({2})},
+      [](const Tensors& x) { return one(F::batch_norm(x[0], {}, {}, x[1], x[2], true)); });
   add(out, "layer_norm", "", {in({2, 3, 8}), in({8}), in({8})},
       [](const Tensors& x) { return one(F::layer_norm(x[0], {8}, x[1], x[2])); });
   add(out, "layer_norm", "two_dims_no_affine", {in({3, 4, 5})}, [](const Tensors& x) { return one(F::layer_norm(x[0], {4, 5})); });
@@ -175,6 +184,16 @@ void resampling(std::vector<Case>& out) {
   interp("bilinear", {1, 2, 4, 5}, Shape{6, 3}, std::nullopt, "bilinear", false);
   interp("bilinear_align_corners", {1, 2, 3, 3}, Shape{5, 5}, std::nullopt, "bilinear", true);
   interp("bicubic", {1, 1, 4, 4}, Shape{7, 5}, std::nullopt, "bicubic", false);
+  interp("bicubic_align_corners", {1, 2, 4, 5}, Shape{7, 6}, std::nullopt, "bicubic", true);
+  // downsampling: skipped inputs (zero gradient) and, for bicubic, taps clamped onto the same row
+  interp("nearest_down", {1, 1, 7, 9}, Shape{3, 4}, std::nullopt, "nearest", std::nullopt);
+  interp("nearest_exact_scale_down", {1, 2, 7, 5}, std::nullopt, std::vector<double>{0.6}, "nearest-exact",
+         std::nullopt);
+  interp("bilinear_scale_down", {2, 1, 6, 7}, std::nullopt, std::vector<double>{0.5}, "bilinear", false);
+  interp("bicubic_down", {1, 1, 9, 8}, Shape{4, 3}, std::nullopt, "bicubic", false);
+  interp("linear_same_size", {1, 2, 5}, Shape{5}, std::nullopt, "linear", false);
+  // ~50k outputs read one input: its gradient sums a list longer than lavapipe's loop limit allows in one pass
+  interp("linear_long_gradient", {1, 1, 2}, Shape{40000}, std::nullopt, "linear", false);
   interp("area", {1, 2, 6, 5}, Shape{3, 2}, std::nullopt, "area", std::nullopt);
   // dropout: identity when not training or p = 0; in training, statistics only
   add(out, "dropout", "eval", {in({3, 4})}, [](const Tensors& x) { return one(F::dropout(x[0], 0.5, false)); });

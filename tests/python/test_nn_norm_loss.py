@@ -22,8 +22,9 @@ def fn_of(m):
 class Maker:
     """Builds the same values as an adept and a torch tensor, in a chosen memory layout."""
 
-    def __init__(self, m, seed):
+    def __init__(self, m, seed, device="cpu"):
         self.m = m
+        self.device = device  # where the adept tensors live (torch's stay on the CPU)
         self.rng = np.random.default_rng(seed)
         self.leaves = []  # (adept leaf, torch leaf)
 
@@ -37,7 +38,7 @@ class Maker:
             view = lambda t: t[..., ::2]  # noqa: E731
         else:
             base, view = arr, (lambda t: t)
-        a = self.m.tensor(base.copy(), requires_grad=grad)
+        a = self.m.tensor(base.copy(), requires_grad=grad, device=self.device)
         t = torch.tensor(base.copy(), requires_grad=grad)
         if grad:
             self.leaves.append((a, t))
@@ -54,7 +55,7 @@ class Maker:
 
 
 def np_of(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy()
+    return t.detach().cpu().numpy()
 
 
 def assert_close(a, t, dtype="float64", scale=1.0, what=""):
@@ -72,7 +73,7 @@ def check(mk, fa, ft, dtype="float64", grad_scale=5.0):
     if not yt.requires_grad:
         return ya, yt
     g = mk.rng.uniform(0.5, 1.5, tuple(yt.shape)).astype(str(yt.dtype).rsplit(".", 1)[-1])
-    ya.backward(mk.m.tensor(g))
+    ya.backward(mk.m.tensor(g, device=mk.device))
     yt.backward(torch.tensor(g))
     for i, (a, t) in enumerate(mk.leaves):
         if t.grad is None:
@@ -97,8 +98,8 @@ def raises_like(m, fa, ft):
 @pytest.mark.parametrize("affine", [True, False])
 @pytest.mark.parametrize("layout", ["c", "t"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_batch_norm_training(m, shape, affine, layout, dtype):
-    mk = Maker(m, 1)
+def test_batch_norm_training(m, device, shape, affine, layout, dtype):
+    mk = Maker(m, 1, device)
     C = shape[1]
     x = mk.randn(shape, dtype, scale=2.0, shift=3.0, grad=True, layout=layout)
     w = mk.uniform((C,), 0.5, 1.5, dtype, grad=True) if affine else (None, None)
@@ -111,8 +112,19 @@ def test_batch_norm_training(m, shape, affine, layout, dtype):
     assert_close(rv[0], rv[1], dtype, what="running_var")
 
 
-def test_batch_norm_running_stats_after_several_calls_then_eval(m):
-    mk = Maker(m, 2)
+@pytest.mark.parametrize("shape", [(16, 2, 9), (3, 2, 7000)])  # the second: a long channel (split sums)
+def test_batch_norm_large_mean_float32(m, device, shape):
+    """A mean far from zero must not cancel the variance or the normalised values in float32 (torch's float32
+    kernel loses about 1e-3 here, so the reference is torch in float64 on the same values)."""
+    mk = Maker(m, 30, device)
+    x = mk.randn(shape, "float32", scale=0.5, shift=1e4, grad=True)
+    w, b = mk.uniform((2,), 0.5, 1.5, "float32", grad=True), mk.randn((2,), "float32", grad=True)
+    check(mk, lambda: fn_of(m).batch_norm(x[0], None, None, w[0], b[0], True),
+          lambda: TF.batch_norm(x[1].double(), None, None, w[1].double(), b[1].double(), True).float(), "float32")
+
+
+def test_batch_norm_running_stats_after_several_calls_then_eval(m, device):
+    mk = Maker(m, 2, device)
     rm, rv = mk.make(np.zeros(4)), mk.make(np.ones(4))
     for step in range(4):
         x = mk.randn((6, 4, 3, 3), scale=1 + step, shift=step)
@@ -126,8 +138,8 @@ def test_batch_norm_running_stats_after_several_calls_then_eval(m):
           lambda: TF.batch_norm(x[1], rm[1], rv[1], w[1], b[1]))
 
 
-def test_batch_norm_without_running_stats_and_module_style_cumulative_average(m):
-    mk = Maker(m, 3)
+def test_batch_norm_without_running_stats_and_module_style_cumulative_average(m, device):
+    mk = Maker(m, 3, device)
     x = mk.randn((5, 3, 4), grad=True)
     check(mk, lambda: fn_of(m).batch_norm(x[0], None, None, training=True),
           lambda: TF.batch_norm(x[1], None, None, training=True))
@@ -141,8 +153,8 @@ def test_batch_norm_without_running_stats_and_module_style_cumulative_average(m)
 
 
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm_empty_batch(m, training):
-    mk = Maker(m, 4)
+def test_batch_norm_empty_batch(m, device, training):
+    mk = Maker(m, 4, device)
     x = mk.randn((0, 3, 2), grad=True)
     w, b = mk.randn((3,), grad=True), mk.randn((3,), grad=True)
     rm, rv = mk.randn((3,)), mk.uniform((3,), 0.5, 2)
@@ -151,8 +163,8 @@ def test_batch_norm_empty_batch(m, training):
     assert_close(rm[0], rm[1])
 
 
-def test_batch_norm_errors(m):
-    mk = Maker(m, 5)
+def test_batch_norm_errors(m, device):
+    mk = Maker(m, 5, device)
     rm, rv = mk.make(np.zeros(3)), mk.make(np.ones(3))
     cases = [
         ((1, 3), dict(training=True)), ((1, 3, 1), dict(training=True)),

@@ -123,10 +123,13 @@ void backward_cpu(const Tensor& dx, const Tensor& dy, const Tensor& x, const Ten
   });
 }
 
+// The dtypes dispatch_float takes (batch_norm composes the others from ops).
+bool fused_dtype(int, Dtype d) { return d == kFloat32 || d == kFloat64; }
+
 }  // namespace
 
-ADEPT_REGISTER_KERNEL(batch_norm_stats_kernel, CPU, stats_cpu)
-ADEPT_REGISTER_KERNEL(batch_norm_apply_kernel, CPU, apply_cpu)
-ADEPT_REGISTER_KERNEL(batch_norm_backward_kernel, CPU, backward_cpu)
+ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_stats_kernel, CPU, stats_cpu, fused_dtype)
+ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_apply_kernel, CPU, apply_cpu, fused_dtype)
+ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_backward_kernel, CPU, backward_cpu, fused_dtype)
 
 }  // namespace adept::cpu

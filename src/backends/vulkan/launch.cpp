@@ -53,6 +53,18 @@ Grid2d grid_2d(int64_t groups) {
   return {static_cast<uint32_t>(x), static_cast<uint32_t>(std::max<int64_t>(1, (groups + x - 1) / x))};
 }
 
+std::vector<int32_t> storage_offsets(const std::vector<const Tensor*>& operands) {
+  std::vector<int32_t> meta;
+  for (const Tensor* t : operands) meta.push_back(static_cast<int32_t>(t->storage_offset()));
+  return meta;
+}
+
+Grid2d grid_for(int64_t n, const char* op) {
+  const Grid2d g = grid_2d((n + 255) / 256);
+  ADEPT_CHECK(g.y <= 65535, ValueError, "{}: {} elements are too many for one Vulkan dispatch", op, n);
+  return g;
+}
+
 void check_index_range(const Tensor& t, const char* op) {
   int64_t span = t.storage_offset() + 1;
   for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * std::abs(t.stride(d));

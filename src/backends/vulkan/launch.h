@@ -54,6 +54,9 @@ void launch_buffers(Context& ctx, const char* op, const std::string& shader, con
                     const std::vector<int32_t>& meta, const std::vector<BufferRange>& buffers, const void* push,
                     uint32_t push_size, uint32_t gx, uint32_t gy = 1, uint32_t gz = 1);
 
+/// The storage offsets (elements) of the operands, in order: the metadata of shaders that index
+/// contiguous operands as `buf[meta[k] + i]` (a bound buffer is the operand's whole storage chunk).
+std::vector<int32_t> storage_offsets(const std::vector<const Tensor*>& operands);
 /// Number of workgroups (of 256) for a grid-stride loop over n elements.
 uint32_t groups_for(int64_t n);
 /// A grid of `groups` workgroups (at least one) as x * y with x <= 65535, for shaders that number their
@@ -62,6 +65,9 @@ struct Grid2d {
   uint32_t x, y;
 };
 Grid2d grid_2d(int64_t groups);
+/// grid_2d for one invocation per element of n (workgroups of 256): the shader's element is
+/// (gl_WorkGroupID.y * x + gl_WorkGroupID.x) * 256 + gl_LocalInvocationID.x. ValueError past 65535 rows.
+Grid2d grid_for(int64_t n, const char* op);
 /// Throws ValueError when a tensor is too large for 32-bit indexing in shaders.
 void check_index_range(const Tensor& t, const char* op);
 
