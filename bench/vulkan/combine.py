@@ -29,10 +29,18 @@ def main():
                     "16x16x16 fragments loaded from global memory (ADEPT_VK_DISABLE_COOPMAT=1 gives the tiled shader). "
                     "GB/s count bytes read + written.",
            "matmul": rows, "elementwise": ew}
+    if "dispatch_us" in adept and "dispatch_us" in torch:
+        out["dispatch_us"] = {k: {"adept": round(adept["dispatch_us"][k], 2), "torch": round(torch["dispatch_us"][k], 2),
+                                  "adept_over_torch": round(adept["dispatch_us"][k] / torch["dispatch_us"][k], 3)}
+                              for k in ("queued", "round_trip")}
+        out["notes"] += (" dispatch_us: one in-place add on 64 floats, queued (recorded 2000 times) and round_trip "
+                         "(a host wait after each).")
     json.dump(out, open(sys.argv[3], "w"), indent=2)
     for r in rows:
         print(f"matmul {r['dtype']:8s} {r['n']:5d}: adept {r['adept_gflops']:9.1f}  torch {r['torch_gflops']:9.1f} "
               f"GFLOP/s  ratio {r['adept_over_torch']:.3f}")
+    for k, d in out.get("dispatch_us", {}).items():
+        print(f"tiny add_ {k}: adept {d['adept']} us, torch {d['torch']} us -> {d['adept_over_torch']}")
     for e in ew:
         print(f"add {e['numel']}: adept {e['adept_add_gbps']} GB/s, adept copy {e['adept_copy_gbps']}, "
               f"torch copy {e['torch_copy_gbps']} -> {e['adept_add_over_torch_copy']}")

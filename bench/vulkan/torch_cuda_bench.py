@@ -1,5 +1,6 @@
-"""PyTorch CUDA reference for bench/vulkan: matmul TFLOP/s (float32 with TF32 off, float16) and
-elementwise add GB/s next to a device copy, same sizes as adept_vulkan_bench. JSON to argv[1]."""
+"""PyTorch CUDA reference for bench/vulkan: matmul TFLOP/s (float32 with TF32 off, float16),
+elementwise add GB/s next to a device copy, and the cost of one tiny in-place add (queued, and with a
+host wait after each), same sizes as adept_vulkan_bench. JSON to argv[1]."""
 import json
 import sys
 import time
@@ -37,6 +38,9 @@ def main():
         t_copy = timed(lambda: out.copy_(x), 20)
         res["elementwise"].append({"numel": n, "add_gbps": 3 * n * 4 / t_add / 1e9,
                                    "copy_gbps": 2 * n * 4 / t_copy / 1e9})
+    tiny = torch.zeros(64, device=dev)
+    res["dispatch_us"] = {"queued": 1e6 * timed(lambda: tiny.add_(1.0), 2000),
+                          "round_trip": 1e6 * timed(lambda: (tiny.add_(1.0), torch.cuda.synchronize()), 200)}
     json.dump(res, open(sys.argv[1], "w"), indent=2)
     print(json.dumps(res, indent=2))
 

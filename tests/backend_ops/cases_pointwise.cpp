@@ -141,6 +141,11 @@ void where_clamp(std::vector<Case>& out) {
   unary(out, "clamp", "min", [](const Tensor& x) { return clamp(x, 0.25, std::nullopt); }, kNum);
   unary(out, "clamp", "max", [](const Tensor& x) { return clamp(x, std::nullopt, -0.25); }, kNum);
   unary(out, "clamp", "int_bounds", [](const Tensor& x) { return clamp(x, -2, 3); }, kNum, Gen::Large);
+  // One-sided integer bounds (the other side is infinite) and bounds past the dtype's range.
+  unary(out, "clamp", "int_min_only", [](const Tensor& x) { return clamp(x, 1, std::nullopt); }, kNum, Gen::Large);
+  unary(out, "clamp", "int_max_only", [](const Tensor& x) { return clamp(x, std::nullopt, 2); }, kNum, Gen::Large);
+  unary(out, "clamp", "int_huge_bounds", [](const Tensor& x) { return clamp(x, -(int64_t{1} << 40), int64_t{1} << 40); },
+        kNum, Gen::Large);
   unary(out, "clamp", "nan", [](const Tensor& x) { return clamp(x, -0.5, 0.5); }, kFloat, Gen::Special, no_grad);
   add_family(out,
              make_case("clamp", "tensor", {in({}), in({}), in({})},

@@ -1,6 +1,7 @@
 // Shared Vulkan kernel plumbing (see launch.h).
 #include "backends/vulkan/launch.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -36,6 +37,13 @@ std::string dtype_suffix(Dtype d) {
 void ElementwisePush::set(uint32_t (&slot)[2], double v, Dtype d) {
   if (d == kFloat64) {
     std::memcpy(slot, &v, 8);
+  } else if (!is_floating_point(d)) {
+    // An integer, clamped into the dtype's range (infinite clamp bounds become its extremes).
+    double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+    if (d == kInt32) { lo = -2147483648.0; hi = 2147483647.0; }
+    if (d == kUInt8 || d == kBool) { lo = 0; hi = d == kBool ? 1 : 255; }
+    const int64_t i = std::isnan(v) ? 0 : v <= lo ? static_cast<int64_t>(lo) : v >= hi ? (d == kInt64 ? INT64_MAX : static_cast<int64_t>(hi)) : static_cast<int64_t>(v);
+    std::memcpy(slot, &i, 8);
   } else {
     const float f = static_cast<float>(v);
     std::memcpy(&slot[0], &f, 4);

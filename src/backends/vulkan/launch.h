@@ -23,7 +23,8 @@ std::string dtype_suffix(Dtype d);
 bool storable_dtype(int code, Dtype d);
 
 /// Push constants of the elementwise shaders (mirrors shaders/elementwise_pc.glsl, std430).
-/// The parameters a, b, c hold a float's bits in word 0, or a double's two words for float64 variants.
+/// The parameters a, b, c hold a float's bits in word 0, a double's two words for float64 variants, or an
+/// int64's two words for integer variants.
 struct ElementwisePush {
   uint32_t numel = 0;
   uint32_t ndim = 0;

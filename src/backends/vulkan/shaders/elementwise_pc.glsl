@@ -4,15 +4,17 @@ layout(push_constant) uniform Push {
   uint ndim;        // dims in the metadata
   uint contiguous;  // bit k set: operand k is contiguous in output order (index = offset + i)
   uint pad0;
-  uvec2 a;          // op parameters (unary: clamp bounds, slopes, exponents): float bits in .x, or
-  uvec2 b;          // the two words of a double for float64 variants (PARAM reads either)
+  uvec2 a;          // op parameters (unary: clamp bounds, slopes, exponents): float bits in .x, the two
+  uvec2 b;          // words of a double for float64 variants, of an int64 for integer ones (PARAM reads them)
   uvec2 c;
 } pc;
 
 #if IS_DOUBLE
 #define PARAM(v) packDouble2x32(v)
-#else
+#elif IS_FLOAT
 #define PARAM(v) uintBitsToFloat((v).x)
+#else
+#define PARAM(v) int64_t(packUint2x32(v))
 #endif
 
 int idx(uint i, uint k) {

@@ -126,7 +126,7 @@ void main() {
       case UNARY_BitwiseNot: r = IS_BOOL != 0 ? C_1(x == C_1(0)) : ~x; break;
       case UNARY_IsNan: case UNARY_IsInf: case UNARY_IsPosInf: case UNARY_IsNegInf: r = C_1(0); break;
       case UNARY_IsFinite: r = C_1(1); break;
-      case UNARY_Clamp: r = C_1(clamp(float(x), PA, PB)); break;
+      case UNARY_Clamp: r = min(max(x, PA), PB); break;  // bounds exact, already in the dtype's range
       case UNARY_Square: r = x * x; break;
 #endif
       // @end
