@@ -13,6 +13,7 @@
 #include "kernels/optim.h"
 #include "kernels/pointwise.h"
 #include "kernels/pooling.h"
+#include "kernels/random.h"
 #include "kernels/reduce.h"
 #include "kernels/tensor_view.h"
 #include "kernels/transfer.h"

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "kernels/random.h"
 #include "ops/helpers.h"
 
 namespace adept {
@@ -42,20 +43,41 @@ inline double u01(uint32_t a, uint32_t b) {
 
 Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
 
-// Fills a float64 CPU buffer of n values with f(block), then converts into `t`.
-template <class F>
-void fill_random(Tensor& t, Generator* g, F f) {
+// The value of element (counter) block `b` under `d` (see kernels/random.h).
+double draw_value(const RandomDraw& d, const Block& b) {
+  switch (d.kind) {
+    case RandomDraw::Kind::Uniform: return d.a + (d.b - d.a) * u01(b.v[0], b.v[1]);
+    case RandomDraw::Kind::Bernoulli: return u01(b.v[0], b.v[1]) < d.a ? 1.0 : 0.0;
+    case RandomDraw::Kind::Normal: break;
+  }
+  const double u1 = 1.0 - u01(b.v[0], b.v[1]);  // (0, 1]
+  const double u2 = u01(b.v[2], b.v[3]);
+  return d.a + d.b * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+// Fills `t` with draw `d` from the next numel counters of the generator: on the device when it has a
+// random kernel, else into a float64 CPU buffer converted into `t`.
+void fill_random(Tensor& t, Generator* g, RandomDraw d) {
   const int64_t n = t.numel();
   if (n == 0) return;
   Generator& gen = gen_or_default(g);
-  uint64_t seed = gen.seed();
-  uint64_t base = gen.reserve(static_cast<uint64_t>(n));
+  d.seed = gen.seed();
+  d.offset = gen.reserve(static_cast<uint64_t>(n));
+  if (!t.device().is_cpu() && random_kernel().supports(t.device().type, 0, t.dtype())) {
+    random_kernel().get(t.device(), "random")(t, d);
+    return;
+  }
   Tensor buf = empty({n}, TensorOptions(kFloat64));
   double* p = buf.data_ptr<double>();
 #pragma omp parallel for if (n > 65536) schedule(static)
-  for (int64_t i = 0; i < n; ++i) p[i] = f(philox(seed, base + static_cast<uint64_t>(i)));
+  for (int64_t i = 0; i < n; ++i) p[i] = draw_value(d, philox(d.seed, d.offset + static_cast<uint64_t>(i)));
   NoGradGuard ng;
   t.copy_(buf.view(t.sizes()));
+  if (d.half_open && t.dtype() != kFloat64) {
+    // Rounding to a 16-bit/32-bit float can produce exactly 1.0; keep the range half-open.
+    Tensor one = ge(t, 1.0);
+    if (any(one).item().to_bool()) masked_fill_(t, one, 0.0);
+  }
 }
 
 Tensor make(const Shape& shape, const TensorOptions& o, Dtype def) {
@@ -83,7 +105,7 @@ Tensor& uniform_(Tensor& t, double from, double to, Generator* g) {
   check_inplace(t, "uniform_");
   ADEPT_CHECK(from <= to, ValueError, "uniform_: expects to return a [from, to) range, but found from={} > to={}", from, to);
   ADEPT_CHECK(t.is_floating_point(), DtypeError, "uniform_: not implemented for '{}'", dtype_name(t.dtype()));
-  fill_random(t, g, [=](Block b) { return from + (to - from) * u01(b.v[0], b.v[1]); });
+  fill_random(t, g, {RandomDraw::Kind::Uniform, from, to});
   return t;
 }
 
@@ -91,30 +113,22 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
   check_inplace(t, "normal_");
   ADEPT_CHECK(std >= 0, ValueError, "normal_: expects std >= 0.0, but found std {}", std);
   ADEPT_CHECK(t.is_floating_point(), DtypeError, "normal_: not implemented for '{}'", dtype_name(t.dtype()));
-  fill_random(t, g, [=](Block b) {
-    double u1 = 1.0 - u01(b.v[0], b.v[1]);  // (0, 1]
-    double u2 = u01(b.v[2], b.v[3]);
-    return mean + std * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  });
+  fill_random(t, g, {RandomDraw::Kind::Normal, mean, std});
   return t;
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator* g) {
   check_inplace(t, "bernoulli_");
   ADEPT_CHECK(p >= 0 && p <= 1, ValueError, "bernoulli_: expects p to be in [0, 1], but got p={}", p);
-  fill_random(t, g, [=](Block b) { return u01(b.v[0], b.v[1]) < p ? 1.0 : 0.0; });
+  fill_random(t, g, {RandomDraw::Kind::Bernoulli, p});
   return t;
 }
 
 Tensor rand(const Shape& shape, const TensorOptions& o, Generator* g) {
   Tensor t = make(shape, o, default_float_dtype());
-  uniform_(t, 0, 1, g);
-  // Rounding to a 16-bit/32-bit float can produce exactly 1.0; keep the range half-open.
-  if (t.dtype() != kFloat64 && t.numel() > 0) {
-    NoGradGuard ng;
-    Tensor one = ge(t, 1.0);
-    if (any(one).item().to_bool()) masked_fill_(t, one, 0.0);
-  }
+  RandomDraw d{RandomDraw::Kind::Uniform, 0, 1};
+  d.half_open = true;
+  fill_random(t, g, d);
   return finish(t, o);
 }
 

@@ -321,6 +321,40 @@ TEST_F(Vulkan, ModelEMAOnTheDeviceMatchesTheCpu) {
   }
 }
 
+TEST_F(Vulkan, RandomFillsDrawTheCpuGeneratorsNumbersOnTheDevice) {
+  // The device computes the same Philox stream as the CPU: a seed gives the same values on both.
+  for (Dtype dt : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    manual_seed(11);
+    Tensor cpu_n = randn({7, 33}, TensorOptions(dt)), cpu_u = rand({5, 9}, TensorOptions(dt));
+    Tensor cpu_b = empty({300}, TensorOptions(dt));
+    bernoulli_(cpu_b, 0.3);
+    manual_seed(11);
+    Tensor vk_n = randn({7, 33}, TensorOptions(dt).set_device(kVk)), vk_u = rand({5, 9}, TensorOptions(dt).set_device(kVk));
+    Tensor vk_b = empty({300}, TensorOptions(dt).set_device(kVk));
+    bernoulli_(vk_b, 0.3);
+    const double tol = dt == kFloat64 ? 1e-12 : 0;  // float64: the device's log/cos may differ in the last bits
+    EXPECT_TRUE(allclose(vk_n.cpu().to(kFloat64), cpu_n.to(kFloat64), tol, tol)) << dtype_name(dt);
+    EXPECT_TRUE(equal(vk_u.cpu(), cpu_u)) << dtype_name(dt);
+    EXPECT_TRUE(equal(vk_b.cpu(), cpu_b)) << dtype_name(dt);
+  }
+  // A strided target gets the values in row-major order of its shape.
+  manual_seed(3);
+  Tensor cpu_t = empty({6, 4}).t();
+  uniform_(cpu_t, -2, 5);
+  manual_seed(3);
+  Tensor vk_t = empty({6, 4}, TensorOptions(kFloat32).set_device(kVk)).t();
+  uniform_(vk_t, -2, 5);
+  EXPECT_TRUE(equal(vk_t.cpu(), cpu_t));
+  // Statistics of a large device draw.
+  Tensor big = randn({1 << 18}, TensorOptions(kFloat32).set_device(kVk)).cpu();
+  EXPECT_NEAR(big.mean().item<double>(), 0.0, 0.01);
+  EXPECT_NEAR(adept::std(big).item<double>(), 1.0, 0.01);
+  Tensor u = rand({1 << 18}, TensorOptions(kFloat16).set_device(kVk)).cpu().to(kFloat32);
+  EXPECT_LT(u.max().item<float>(), 1.0f);
+  EXPECT_GE(u.min().item<float>(), 0.0f);
+  EXPECT_NEAR(u.mean().item<double>(), 0.5, 0.01);
+}
+
 TEST_F(Vulkan, NoValidationErrors) {
   // Meaningful under ADEPT_VK_VALIDATION=1 (the ctest entry vulkan_validation sets it).
   Tensor x = randn({32, 32}).to(kVk);

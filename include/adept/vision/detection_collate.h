@@ -18,8 +18,8 @@ namespace adept::vision {
 data::Batch detection_collate(const std::vector<data::Sample>& samples);
 
 /// uint8 images (any shape) -> float32 in [0, 1] (x / 255), with tensor ops so it runs on the
-/// batch's device. The Vulkan backend has no uint8 tensors yet, so convert on the CPU and move the
-/// float batch. DtypeError unless uint8.
+/// batch's device: move the uint8 batch first (a quarter of the float bytes), then convert there.
+/// DtypeError unless uint8.
 Tensor to_float_image(const Tensor& images);
 
 }  // namespace adept::vision

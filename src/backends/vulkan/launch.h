@@ -30,7 +30,7 @@ struct ElementwisePush {
   uint32_t ndim = 0;
   uint32_t contiguous = 0;
   uint32_t pad0 = 0;
-  uint32_t a[2] = {0, 0}, b[2] = {0, 0}, c[2] = {0, 0};
+  uint32_t a[2] = {0, 0}, b[2] = {0, 0}, c[2] = {0, 0}, d[2] = {0, 0};
   /// Stores `v` into parameter `slot` (a, b or c) as the shader variant of dtype `d` reads it.
   static void set(uint32_t (&slot)[2], double v, Dtype d);
 };
@@ -38,7 +38,7 @@ static_assert(offsetof(ElementwisePush, numel) == 0);
 static_assert(offsetof(ElementwisePush, contiguous) == 8);
 static_assert(offsetof(ElementwisePush, a) == 16);
 static_assert(offsetof(ElementwisePush, c) == 32);
-static_assert(sizeof(ElementwisePush) == 40);
+static_assert(sizeof(ElementwisePush) == 48);
 
 /// Dispatches an elementwise shader over same-shaped operands (operand 0 is the output):
 /// dims are coalesced, sizes/offsets/strides go into the metadata buffer.

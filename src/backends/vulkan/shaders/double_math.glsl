@@ -1,8 +1,9 @@
 // float64 versions of the transcendental functions GLSL has only for float (exp, log, sin, ...), for
 // the float64 variants of the unary and binary shaders. Each reduces the argument and sums a short
 // series in double; accuracy is within a few units in the last place for ordinary arguments (sin/cos
-// lose accuracy beyond |x| ~ 1e9, where the Cody-Waite reduction runs out of bits).
-#if IS_DOUBLE
+// lose accuracy beyond |x| ~ 1e9, where the Cody-Waite reduction runs out of bits). Shaders of other
+// dtypes that compute in double define DOUBLE_MATH before including this file.
+#if IS_DOUBLE || defined(DOUBLE_MATH)
 const double D_LN2_HI = 6.93147180369123816490e-01LF, D_LN2_LO = 1.90821492927058770002e-10LF;
 const double D_PI = 3.14159265358979311600e+00LF;
 const double D_PIO2_1 = 1.57079632673412561417e+00LF, D_PIO2_2 = 6.07710050650619224932e-11LF,

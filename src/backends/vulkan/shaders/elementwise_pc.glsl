@@ -7,6 +7,7 @@ layout(push_constant) uniform Push {
   uvec2 a;          // op parameters (unary: clamp bounds, slopes, exponents): float bits in .x, the two
   uvec2 b;          // words of a double for float64 variants, of an int64 for integer ones (PARAM reads them)
   uvec2 c;
+  uvec2 d;
 } pc;
 
 #if IS_DOUBLE

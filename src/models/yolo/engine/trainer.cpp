@@ -409,7 +409,7 @@ TrainResult Trainer::run() {
     for (data::Batch& batch : *train_loader_) {
       const int64_t ni = i + nb_ * epoch;
       warmup(ni, epoch);
-      const Tensor img = vision::to_float_image(batch.at("img")).to(device_);
+      const Tensor img = vision::to_float_image(batch.at("img").to(device_));  // uint8 travels, the device converts
       const Tensor targets = batch.at("targets").to(device_);
       auto [loss, items] = (*loss_)(model_->forward_maps(img), targets);
       const Tensor it = items.to(kCPU).to(kFloat64).contiguous();

@@ -50,7 +50,7 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
   const int64_t total = loader.size();
   try {
     for (data::Batch& batch : loader) {
-      const Tensor img = vision::to_float_image(batch.at("img")).to(device);
+      const Tensor img = vision::to_float_image(batch.at("img").to(device));  // uint8 travels, the device converts
       const Tensor targets = batch.at("targets").to(kFloat32).contiguous();
       const std::vector<Tensor> maps = model.forward_maps(img);
       if (loss) {
