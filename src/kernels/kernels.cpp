@@ -12,6 +12,8 @@ ADEPT_DEFINE_KERNEL(silu_backward_kernel, void(const Tensor&, const Tensor&, con
 ADEPT_DEFINE_KERNEL(reduce_kernel, void(ReduceOp, const Tensor&, const Tensor&, uint64_t))
 ADEPT_DEFINE_KERNEL(scan_kernel, void(const Tensor&, const Tensor&, int64_t, bool))
 ADEPT_DEFINE_KERNEL(sort_kernel, void(const Tensor&, const Tensor&, const Tensor&, bool, int64_t))
+ADEPT_DEFINE_KERNEL(softmax_kernel, void(const Tensor&, const Tensor&, int64_t, bool))
+ADEPT_DEFINE_KERNEL(softmax_backward_kernel, void(const Tensor&, const Tensor&, const Tensor&, int64_t, bool))
 ADEPT_DEFINE_KERNEL(bmm_kernel, void(const Tensor&, const Tensor&, const Tensor&))
 ADEPT_DEFINE_KERNEL(to_host_kernel, void(void*, const Tensor&))
 ADEPT_DEFINE_KERNEL(from_host_kernel, void(const Tensor&, const void*))

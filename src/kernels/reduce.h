@@ -20,4 +20,14 @@ ADEPT_DECLARE_KERNEL(scan_kernel, void(const Tensor& out, const Tensor& in, int6
 /// each row (values/indices then have size topk along the last dim).
 ADEPT_DECLARE_KERNEL(sort_kernel, void(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, int64_t topk))
 
+/// Fused softmax along `dim` (log_softmax when `log`): out = exp(x - max) / sum(exp(x - max)) (or
+/// x - max - log(sum(exp(x - max)))) with max and sum over dim, accumulated in float (double for
+/// float64). in/out contiguous, same shape and floating dtype, numel > 0. Optional (Vulkan): the op
+/// composes it from reductions and pointwise ops on devices without it.
+ADEPT_DECLARE_KERNEL(softmax_kernel, void(const Tensor& out, const Tensor& in, int64_t dim, bool log))
+/// The gradient of softmax_kernel for output y and upstream g (all contiguous, one shape and dtype):
+/// softmax grad_in = y * (g - sum(g * y)); log_softmax grad_in = g - exp(y) * sum(g), sums over dim.
+ADEPT_DECLARE_KERNEL(softmax_backward_kernel,
+                     void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim, bool log))
+
 }  // namespace adept

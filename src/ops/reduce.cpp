@@ -267,6 +267,19 @@ Tensor any(const Tensor& x, const Shape& dims, bool keepdim) {
   return x.dtype() == kUInt8 ? fresh_result(r.to(kUInt8)) : r;
 }
 
+// Devices with the fused kernels (the CPU composes softmax from reductions and pointwise ops).
+static bool fused_softmax(const Tensor& x) {
+  return !x.device().is_cpu() && softmax_kernel().supports(x.device().type, 0, x.dtype());
+}
+
+// The fused gradient of (log_)softmax output y for upstream g (one pass, not differentiable again).
+static Tensor fused_softmax_backward(const Tensor& g, const Tensor& y, int64_t d, bool log) {
+  Tensor gi = empty(y.sizes(), TensorOptions(y.dtype()).set_device(y.device()));
+  softmax_backward_kernel().get(y.device(), log ? "log_softmax backward" : "softmax backward")(
+      gi, g.to(y.dtype()).contiguous(), y.contiguous(), d, log);
+  return gi;
+}
+
 Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
   Tensor x = dtype ? x_in.to(*dtype) : x_in;
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "softmax: not implemented for '{}'", dtype_name(x.dtype()));
@@ -278,6 +291,9 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
       out = ones_like(x);
     } else if (x.numel() == 0) {
       out = empty_like(x);
+    } else if (fused_softmax(x)) {
+      out = empty(x.sizes(), TensorOptions(x.dtype()).set_device(x.device()));
+      softmax_kernel().get(x.device(), "softmax")(out, x.contiguous(), d, false);
     } else {
       Tensor e = exp(x - amax(x, {d}, true));
       out = e / sum(e, {d}, true);
@@ -288,6 +304,7 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
     record("SoftmaxBackward0", {x}, {out}, [=](const Grads& g) {
       Tensor y = Y.get();
       if (y.dim() == 0) return Grads{zeros_like(g[0])};
+      if (!is_grad_enabled() && fused_softmax(y) && y.numel() > 0) return Grads{fused_softmax_backward(g[0], y, d, false)};
       return Grads{y * (g[0] - sum(g[0] * y, {d}, true))};
     });
   }
@@ -305,6 +322,9 @@ Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) 
       out = zeros_like(x);
     } else if (x.numel() == 0) {
       out = empty_like(x);
+    } else if (fused_softmax(x)) {
+      out = empty(x.sizes(), TensorOptions(x.dtype()).set_device(x.device()));
+      softmax_kernel().get(x.device(), "log_softmax")(out, x.contiguous(), d, true);
     } else {
       Tensor shifted = x - amax(x, {d}, true);
       out = shifted - log(sum(exp(shifted), {d}, true));
@@ -315,6 +335,7 @@ Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) 
     record("LogSoftmaxBackward0", {x}, {out}, [=](const Grads& g) {
       Tensor y = Y.get();
       if (y.dim() == 0) return Grads{zeros_like(g[0])};
+      if (!is_grad_enabled() && fused_softmax(y) && y.numel() > 0) return Grads{fused_softmax_backward(g[0], y, d, true)};
       return Grads{g[0] - exp(y) * sum(g[0], {d}, true)};
     });
   }

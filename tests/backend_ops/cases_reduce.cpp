@@ -89,6 +89,14 @@ void add_reduce_cases(std::vector<Case>& out) {
   reduce(out, "log_softmax", "", [](const Tensor& x) { return log_softmax(x, -1); }, kFloat, Gen::Large,
          {{"main", {{3, 4, 5}}}, {"large_k", {{4, 4096}}}});
   reduce(out, "log_softmax", "dim1", [](const Tensor& x) { return log_softmax(x, 1); }, kFloat, Gen::Normal, kMain);
+  // Many short rows (one invocation per row on Vulkan), and rows with NaN / +-inf.
+  for (const char* op : {"softmax", "log_softmax"}) {
+    const bool log = std::string(op) == "log_softmax";
+    reduce(out, op, "short_rows", [log](const Tensor& x) { return log ? log_softmax(x, -1) : softmax(x, -1); }, kFloat,
+           Gen::Normal, {{"main", {{1100, 6}}}, {"dim0", {{6, 1100}}}});
+    reduce(out, op, "special", [log](const Tensor& x) { return log ? log_softmax(x, 1) : softmax(x, 1); }, kFloat,
+           Gen::Special, {{"main", {{3, 8}}}, {"short_rows", {{1100, 8}}}}, false);
+  }
   // cumulative
   reduce(out, "cumsum", "", [](const Tensor& x) { return cumsum(x, -1); }, kNum, Gen::Normal,
          {{"main", {{3, 4, 5}}}, {"large_k", {{2, 4096}}}, {"empty", {{0, 3}}}, {"0d", {{}}}});
