@@ -34,6 +34,8 @@ ADEPT_DEFINE_KERNEL(avg_pool2d_backward_kernel, void(const Tensor&, const Tensor
 ADEPT_DEFINE_KERNEL(plane_scatter_kernel, void(const Tensor&, const Tensor&, const Tensor&, bool))
 ADEPT_DEFINE_KERNEL(interpolate_kernel, void(const Tensor&, const Tensor&, const InterpTaps&, const InterpTaps&))
 ADEPT_DEFINE_KERNEL(interpolate_backward_kernel, void(const Tensor&, const Tensor&, const InterpTaps&, const InterpTaps&))
+ADEPT_DEFINE_KERNEL(row_normalize_kernel, void(const Tensor&, const Tensor&, const Tensor&, double))
+ADEPT_DEFINE_KERNEL(row_normalize_backward_kernel, void(const Tensor&, const Tensor&, const Tensor&, const Tensor&))
 ADEPT_DEFINE_KERNEL(random_kernel, void(const Tensor&, const RandomDraw&))
 ADEPT_DEFINE_KERNEL(sgd_step_kernel, void(const std::vector<Tensor>&, const std::vector<Tensor>&,
                                           const std::vector<Tensor>&, const SGDStep&))

@@ -9,6 +9,7 @@
 #include "kernels/conv.h"
 #include "kernels/index.h"
 #include "kernels/interpolate.h"
+#include "kernels/layer_norm.h"
 #include "kernels/linalg.h"
 #include "kernels/optim.h"
 #include "kernels/pointwise.h"

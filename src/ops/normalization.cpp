@@ -1,10 +1,12 @@
-// batch_norm, layer_norm, group_norm. layer/group norm and batch norm in eval mode are composed of
-// tensor ops; batch norm in training mode uses the fused per-channel kernels where the device has
-// them for the input's dtype (supports(): CPU float32/float64, Vulkan every float dtype), else
-// batch_norm_composed, the reference the fused path is tested against.
+// batch_norm, layer_norm, group_norm. On the CPU layer/group norm and batch norm in eval mode are
+// composed of tensor ops; devices with the row kernels (kernels/layer_norm.h: Vulkan) normalize
+// layer/group norm rows in one pass. Batch norm in training mode uses the fused per-channel kernels where
+// the device has them for the input's dtype (supports(): CPU float32/float64, Vulkan every float dtype),
+// else batch_norm_composed, the reference the fused path is tested against.
 #include "adept/ops/normalization.h"
 
 #include "kernels/batch_norm.h"
+#include "kernels/layer_norm.h"
 #include "ops/normalization_internal.h"
 #include "ops/helpers.h"
 
@@ -29,9 +31,50 @@ Shape non_channel_dims(const Tensor& x) {
 }
 
 // (y - mean) / sqrt(var + eps) over `dims` with the biased variance; autograd flows through both.
-Tensor normalize(const Tensor& x, const Shape& dims, double eps) {
+Tensor normalize_composed(const Tensor& x, const Shape& dims, double eps) {
   Tensor xc = x - mean(x, dims, true);
   return xc * rsqrt(mean(xc * xc, dims, true) + eps);
+}
+
+// Whether `dims` are the trailing dims of x, which a device's row kernels can normalize in one pass.
+bool fused_rows(const Tensor& x, const Shape& dims) {
+  if (x.device().is_cpu() || !row_normalize_kernel().supports(x.device().type, 0, x.dtype()) || x.numel() == 0) {
+    return false;
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != x.dim() - static_cast<int64_t>(dims.size()) + static_cast<int64_t>(i)) return false;
+  }
+  return !dims.empty();
+}
+
+// normalize_composed in the device's fused row kernels (forward, and backward unless create_graph asks
+// for a differentiable gradient, which the composed formula on the saved input gives).
+Tensor normalize(const Tensor& x, const Shape& dims, double eps) {
+  if (!fused_rows(x, dims)) return normalize_composed(x, dims, eps);
+  int64_t L = 1;
+  for (int64_t d : dims) L *= x.size(d);
+  const int64_t R = x.numel() / L;
+  const Dtype stat = x.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  Tensor xhat = empty({R, L}, TensorOptions(x.dtype()).set_device(x.device()));
+  Tensor rstd = empty({R}, TensorOptions(stat).set_device(x.device()));
+  row_normalize_kernel().get(x.device(), "layer_norm")(xhat, rstd, x.detach().contiguous().view({R, L}), eps);
+  Tensor out = xhat.view(x.sizes());
+  if (autograd::needs_grad({&x})) {
+    autograd::SavedTensor X = x, Y = autograd::SavedTensor::output(out);
+    autograd::record("NativeLayerNormBackward0", {x}, {out}, [=](const Grads& g) {
+      if (is_grad_enabled()) {
+        // create_graph: the gradient written with ops on x, differentiable again.
+        Tensor xv = X.get(), xh = normalize_composed(xv, dims, eps);
+        Tensor r = rsqrt(mean(square(xv - mean(xv, dims, true)), dims, true) + eps);
+        return Grads{r * (g[0] - mean(g[0], dims, true) - xh * mean(g[0] * xh, dims, true))};
+      }
+      Tensor gx = empty({R, L}, TensorOptions(x.dtype()).set_device(x.device()));
+      row_normalize_backward_kernel().get(x.device(), "layer_norm backward")(
+          gx, g[0].to(x.dtype()).contiguous().view({R, L}), Y.get().contiguous().view({R, L}), rstd);
+      return Grads{gx.view(x.sizes())};
+    });
+  }
+  return out;
 }
 
 Tensor affine(Tensor y, const Tensor& weight, const Tensor& bias, const Shape& shape) {

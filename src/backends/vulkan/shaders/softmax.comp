@@ -26,24 +26,7 @@ layout(push_constant) uniform Push { uint rows; uint n; uint inner; uint groups_
 #define LOG(v) log(v)
 #endif
 
-shared C_0 s_red[256];
-
-C_0 max_nan(C_0 a, C_0 b) { return isnan(a) || isnan(b) ? a + b : max(a, b); }
-
-// Combines the 256 partials of s_red with max (use_max) or +; every invocation gets the result.
-C_0 combine(C_0 v, bool use_max) {
-  if (PER_THREAD) return v;
-  uint lid = gl_LocalInvocationID.x;
-  s_red[lid] = v;
-  barrier();
-  for (uint w = 128u; w > 0u; w >>= 1u) {
-    if (lid < w) s_red[lid] = use_max ? max_nan(s_red[lid], s_red[lid + w]) : s_red[lid] + s_red[lid + w];
-    barrier();
-  }
-  C_0 r = s_red[0];
-  barrier();
-  return r;
-}
+#include "row_reduce.glsl"
 
 void main() {
   const uint group = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
