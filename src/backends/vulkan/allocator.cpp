@@ -105,11 +105,13 @@ Chunk* Allocator::allocate(size_t nbytes) {
     }
   }
   if (!c) {
-    const std::string cap = limit_ ? fmt::format(", limit {} bytes", limit_) : std::string();
+    const std::string cap = limit_ ? fmt::format(", cap {} bytes (set_per_process_memory_fraction)", limit_) : "";
+    const std::string last = *ctx_.last_op() ? fmt::format("; the last op recorded on the device was '{}'", ctx_.last_op())
+                                             : "";
     throw OutOfMemoryError(fmt::format(
-        "vulkan: out of memory: tried to allocate {} bytes on {} ({} bytes allocated by tensors, {} reserved{}; the "
-        "last op recorded on the device was '{}'); free tensors, lower the batch size or call empty_cache()",
-        nbytes, ctx_.info().name, allocated_, reserved_, cap, ctx_.last_op()));
+        "vulkan: out of memory: tried to allocate {} bytes on {} ({} bytes allocated by tensors, {} reserved{}{}); "
+        "free tensors, lower the batch size or call empty_cache()",
+        nbytes, ctx_.info().name, allocated_, reserved_, cap, last));
   }
   c->block->live++;
   allocated_ += c->size;

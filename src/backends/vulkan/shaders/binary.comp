@@ -17,6 +17,23 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
 layout(std430, set = 0, binding = 2) readonly buffer A { T_1 a_[]; };
 layout(std430, set = 0, binding = 3) readonly buffer B { T_1 b_[]; };
 
+#if IS_FLOAT && !IS_DOUBLE
+// atan2 from atan_f of the smaller over the larger magnitude, with C's signed zeros and infinities
+// (the built-in atan(y, x) is undefined at 0/0 and allowed 4096 ulp).
+float atan2_(float y, float x) {
+  const float pi = 3.14159265, half_pi = 1.57079633;
+  if (isnan(x) || isnan(y)) return x + y;
+  const bool x_neg = x < 0.0 || (x == 0.0 && 1.0 / x < 0.0), y_neg = y < 0.0 || (y == 0.0 && 1.0 / y < 0.0);
+  float r;
+  if (y == 0.0) r = x_neg ? pi : 0.0;
+  else if (isinf(x) && isinf(y)) r = x_neg ? 3.0 * pi / 4.0 : pi / 4.0;
+  else if (isinf(x)) r = x_neg ? pi : 0.0;
+  else if (x == 0.0 || isinf(y)) r = half_pi;
+  else if (abs(y) <= abs(x)) r = x_neg ? pi - atan_f(abs(y) / abs(x)) : atan_f(abs(y) / abs(x));
+  else r = half_pi + (x_neg ? atan_f(abs(x) / abs(y)) : -atan_f(abs(x) / abs(y)));
+  return y_neg ? -r : r;
+}
+#endif
 #if !IS_FLOAT
 // Integer division on magnitudes (U_1: the unsigned type of C_1's width), so that the rounding of
 // negative quotients does not depend on the driver: truncation, as C and the CPU backend do.
@@ -47,6 +64,8 @@ C_1 floor_div(C_1 x, C_1 y) {
 }
 C_1 rem(C_1 x, C_1 y) {
 #if IS_FLOAT
+  // A finite x modulo an infinite y is x itself when their signs agree (or x is 0), else y (as Python).
+  if (isinf(y) && !isinf(x) && !isnan(x)) return (x == C_1(0) || (x < C_1(0)) == (y < C_1(0))) ? x : y;
   C_1 r = x - y * floor(x / y);
   return r;
 #else
@@ -98,7 +117,7 @@ void main() {
 #if !IS_DOUBLE
       // @variant single
       case BINARY_Pow: r = C_0(pow_signed(x, y)); break;
-      case BINARY_Atan2: r = C_0(atan(x, y)); break;
+      case BINARY_Atan2: r = C_0(atan2_(x, y)); break;
 #else
       // @variant double
       case BINARY_Pow: r = C_0(d_pow(x, y)); break;

@@ -57,9 +57,49 @@ int operand_index(uint i, uint ndim, uint k) {
   return off;
 }
 
+// atan by reduction to |a| <= tan(pi/12) and its series, accurate to a few ulp (the built-in is allowed
+// 4096 ulp and is poor near 0).
+float atan_f(float x) {
+  if (isnan(x) || x == 0.0) return x;
+  float a = abs(x), offset = 0.0;
+  const bool invert = a > 1.0;
+  if (invert) a = 1.0 / a;
+  if (a > 0.26794919) {
+    a = (a * 1.7320508 - 1.0) / (a + 1.7320508);
+    offset = 0.52359878;
+  }
+  const float a2 = a * a;
+  float term = a, sum = 0.0;
+  for (int k = 1; k <= 17; k += 2) { sum += term / float(k); term *= -a2; }
+  float r = offset + sum;
+  if (invert) r = 1.5707963 - r;
+  return x < 0.0 ? -r : r;
+}
+
 // pow with C's semantics for negative bases and integral exponents (GLSL's pow is undefined for x < 0).
 float pow_signed(float x, float y) {
-  if (x >= 0.0 || y != floor(y)) return pow(x, y);
-  float r = pow(-x, y);
-  return mod(y, 2.0) == 1.0 ? -r : r;
+  const float inf = uintBitsToFloat(0x7f800000u);
+  if (y == 0.0 || x == 1.0) return 1.0;  // even for NaN
+  if (isnan(x) || isnan(y)) return x + y;
+  const bool y_int = y == floor(y), y_odd = y_int && abs(y) < 16777216.0 && mod(abs(y), 2.0) == 1.0;
+  const bool x_neg = x < 0.0 || (x == 0.0 && 1.0 / x < 0.0);  // -0 counts as negative
+  if (isinf(y)) return abs(x) == 1.0 ? 1.0 : ((abs(x) > 1.0) == (y > 0.0) ? inf : 0.0);
+  if (x == 0.0 || isinf(x)) {
+    const float r = (x == 0.0) == (y < 0.0) ? inf : 0.0;  // 0^-y and inf^y are infinite
+    return x_neg && y_odd ? -r : r;
+  }
+  if (x < 0.0 && !y_int) return uintBitsToFloat(0x7fc00000u);  // NaN
+  float r;
+  if (y_int && abs(y) <= 64.0) {  // repeated squaring: exact for small results, few roundings otherwise
+    float b = abs(x);
+    r = 1.0;
+    for (int e = int(abs(y)); e != 0; e >>= 1) {
+      if ((e & 1) != 0) r *= b;
+      b *= b;
+    }
+    if (y < 0.0) r = 1.0 / r;
+  } else {
+    r = pow(abs(x), y);
+  }
+  return x_neg && y_odd ? -r : r;
 }

@@ -1,9 +1,10 @@
 // float64 versions of the transcendental functions GLSL has only for float (exp, log, sin, ...), for
 // the float64 variants of the unary and binary shaders. Each reduces the argument and sums a short
-// series in double; accuracy is within a few units in the last place for ordinary arguments (sin/cos
-// lose accuracy beyond |x| ~ 1e9, where the Cody-Waite reduction runs out of bits). Shaders of other
-// dtypes that compute in double define DOUBLE_MATH before including this file.
+// series in double; accuracy is within a few units in the last place (sin/cos
+// reduce |x| >= 2^20 by Payne-Hanek, trig_reduce.glsl). Shaders of other dtypes that compute in double
+// define DOUBLE_MATH before including this file.
 #if IS_DOUBLE || defined(DOUBLE_MATH)
+#include "trig_reduce.glsl"
 const double D_LN2_HI = 6.93147180369123816490e-01LF, D_LN2_LO = 1.90821492927058770002e-10LF;
 const double D_PI = 3.14159265358979311600e+00LF;
 const double D_PIO2_1 = 1.57079632673412561417e+00LF, D_PIO2_2 = 6.07710050650619224932e-11LF,
@@ -37,13 +38,17 @@ double d_log(double x) {
 }
 
 double d_log1p(double x) {
-  const double u = 1.0LF + x;
-  if (u == 1.0LF) return x;
-  if (isinf(u)) return u;
-  return d_log(u) - ((u - 1.0LF) - x) / u;  // corrects the rounding of 1 + x
+  if (isnan(x) || x == 0.0LF) return x;
+  if (x < -1.0LF) return 0.0LF / 0.0LF;
+  if (abs(x) >= 0.5LF) return d_log(1.0LF + x);
+  const double s = x / (2.0LF + x), s2 = s * s;  // log(1 + x) = 2 atanh(s), |s| < 1/3
+  double term = s, sum = 0.0LF;
+  for (int k = 1; k <= 37; k += 2) { sum += term / double(k); term *= s2; }
+  return 2.0LF * sum;
 }
 
 double d_expm1(double x) {
+  if (x == 0.0LF) return x;  // keeps -0
   if (abs(x) >= 0.5LF) return d_exp(x) - 1.0LF;
   double term = x, sum = x;
   for (int k = 2; k <= 18; ++k) { term *= x / double(k); sum += term; }
@@ -53,9 +58,24 @@ double d_expm1(double x) {
 // sin or cos (cosine when `cosine`) of x by reduction to [-pi/4, pi/4] around k * pi/2.
 double d_sincos(double x, bool cosine) {
   if (isnan(x) || isinf(x)) return 0.0LF / 0.0LF;
-  const double k = roundEven(x * 6.36619772367581382433e-01LF);
-  const double r = ((x - k * D_PIO2_1) - k * D_PIO2_2) - k * D_PIO2_3;
-  int q = int(mod(k, 4.0LF)) + (cosine ? 1 : 0);
+  if (x == 0.0LF) return cosine ? 1.0LF : x;  // keeps -0
+  int q;
+  double r;
+  if (abs(x) < 1048576.0LF) {  // Cody-Waite: k * D_PIO2_1 and k * D_PIO2_2 are exact for k < 2^20
+    const double k = roundEven(x * 6.36619772367581382433e-01LF);
+    r = ((x - k * D_PIO2_1) - k * D_PIO2_2) - k * D_PIO2_3;
+    q = int(mod(k, 4.0LF));
+  } else {  // Payne-Hanek (trig_reduce.glsl)
+    int ex;
+    const double mant = frexp(abs(x), ex);
+    const uint64_t m = uint64_t(mant * 9007199254740992.0LF);
+    const PiO2Reduced red = reduce_pio2(uint(m >> 32), uint(m), ex - 53);
+    r = (double(red.f0) * 2.3283064365386963e-10LF + double(red.f1) * 5.421010862427522e-20LF +
+         double(red.f2) * 1.2621774483536189e-29LF) * (red.negative ? -1.57079632679489655800LF : 1.57079632679489655800LF);
+    q = x < 0.0LF ? (4 - red.q) & 3 : red.q;  // x < 0: reduce |x| and mirror
+    if (x < 0.0LF) r = -r;
+  }
+  q += cosine ? 1 : 0;
   const double r2 = r * r;
   double s = r, ts = r, c = 1.0LF, tc = 1.0LF;
   for (int n = 1; n <= 11; ++n) {
@@ -69,7 +89,7 @@ double d_sincos(double x, bool cosine) {
 }
 
 double d_atan(double x) {
-  if (isnan(x)) return x;
+  if (isnan(x) || x == 0.0LF) return x;
   const bool neg = x < 0.0LF;
   double a = abs(x), offset = 0.0LF;
   bool invert = a > 1.0LF;
@@ -93,6 +113,11 @@ double d_atan2(double y, double x) {
     if (1.0LF / x > 0.0LF) return y;        // atan2(+-0, +0) = +-0
     return 1.0LF / y < 0.0LF ? -D_PI : D_PI;  // atan2(+-0, -0) = +-pi
   }
+  if (isinf(x) || isinf(y)) {
+    const double r = isinf(x) && isinf(y) ? (x > 0.0LF ? D_PI / 4.0LF : 3.0LF * D_PI / 4.0LF)
+                     : isinf(y) ? D_PI / 2.0LF : (x > 0.0LF ? 0.0LF : D_PI);
+    return (y < 0.0LF || (y == 0.0LF && 1.0LF / y < 0.0LF)) ? -r : r;
+  }
   const double r = d_atan(y / x);
   if (x > 0.0LF) return r;
   return (y < 0.0LF || (y == 0.0LF && 1.0LF / y < 0.0LF)) ? r - D_PI : r + D_PI;
@@ -100,6 +125,7 @@ double d_atan2(double y, double x) {
 
 double d_tanh(double x) {
   if (abs(x) > 20.0LF) return sign(x);
+  if (x == 0.0LF) return x;
   const double e = d_expm1(2.0LF * x);
   return e / (e + 2.0LF);
 }
@@ -108,7 +134,7 @@ double d_sigmoid(double x) { return 1.0LF / (1.0LF + d_exp(-x)); }
 
 // erf: the Taylor series below 2.5, 1 - erfc by its continued fraction above, exactly +-1 past 6.
 double d_erf(double x) {
-  if (isnan(x)) return x;
+  if (isnan(x) || x == 0.0LF) return x;
   const double a = abs(x);
   double r;
   if (a < 2.5LF) {
@@ -130,13 +156,28 @@ double d_erf(double x) {
 }
 
 double d_pow(double x, double y) {
-  if (y == 0.0LF) return 1.0LF;
+  if (y == 0.0LF || x == 1.0LF) return 1.0LF;  // even for NaN
   if (isnan(x) || isnan(y)) return x + y;
   const bool odd_int = y == floor(y) && mod(abs(y), 2.0LF) == 1.0LF;
   if (x == 0.0LF) return y < 0.0LF ? (odd_int && 1.0LF / x < 0.0LF ? -D_INF : D_INF) : (odd_int ? x : 0.0LF);
   if (x < 0.0LF && y != floor(y)) return 0.0LF / 0.0LF;
   if (isinf(y)) return abs(x) == 1.0LF ? 1.0LF : ((abs(x) > 1.0LF) == (y > 0.0LF) ? D_INF : 0.0LF);
-  const double r = d_exp(y * d_log(abs(x)));
+  if (isinf(x)) {
+    const double r = y > 0.0LF ? D_INF : 0.0LF;
+    return x < 0.0LF && odd_int ? -r : r;
+  }
+  double r;
+  if (y == floor(y) && abs(y) <= 64.0LF) {  // repeated squaring: exact for small results
+    double b = abs(x);
+    r = 1.0LF;
+    for (int e = int(abs(y)); e != 0; e >>= 1) {
+      if ((e & 1) != 0) r *= b;
+      b *= b;
+    }
+    if (y < 0.0LF) r = 1.0LF / r;
+  } else {
+    r = d_exp(y * d_log(abs(x)));
+  }
   return x < 0.0LF && odd_int ? -r : r;
 }
 #endif

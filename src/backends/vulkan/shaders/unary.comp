@@ -12,23 +12,50 @@
 #include "elementwise_pc.glsl"
 #include "op_table.glsl"
 #include "double_math.glsl"
+#if IS_FLOAT && !IS_DOUBLE
+#include "trig_reduce.glsl"
+#endif
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In { T_1 in_[]; };
 
 #if IS_FLOAT && !IS_DOUBLE
-// erf with Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7).
+// float32 versions of the functions whose GLSL built-ins are inexact near 0 (or missing): short series
+// near 0, the built-ins elsewhere.
 float erf_approx(float x) {
+  if (abs(x) < 0.5) {  // Taylor series: 2/sqrt(pi) (x - x^3/3 + x^5/10 - x^7/42 + x^9/216)
+    const float x2 = x * x;
+    return 1.1283791671 * x * (1.0 + x2 * (-1.0 / 3.0 + x2 * (0.1 + x2 * (-1.0 / 42.0 + x2 / 216.0))));
+  }
+  // Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7).
   float s = sign(x);
   x = abs(x);
   float t = 1.0 / (1.0 + 0.3275911 * x);
   float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-x * x);
   return s * y;
 }
-float log1p_(float x) { return abs(x) < 1e-4 ? x * (1.0 - x * (0.5 - x / 3.0)) : log(1.0 + x); }
-float expm1_(float x) { return abs(x) < 1e-5 ? x * (1.0 + 0.5 * x) : exp(x) - 1.0; }
-float tanh_(float x) { return tanh(clamp(x, -15.0, 15.0)); }
+float log1p_(float x) {
+  if (x < -1.0) return uintBitsToFloat(0x7fc00000u);
+  if (abs(x) >= 0.5 || x == 0.0) return x == 0.0 ? x : log(1.0 + x);
+  const float s = x / (2.0 + x), s2 = s * s;  // log(1 + x) = 2 atanh(s)
+  float term = s, sum = 0.0;
+  for (int k = 1; k <= 19; k += 2) { sum += term / float(k); term *= s2; }
+  return 2.0 * sum;
+}
+float expm1_(float x) {
+  if (abs(x) >= 0.5 || x == 0.0) return x == 0.0 ? x : exp(x) - 1.0;
+  float term = x, sum = x;
+  for (int k = 2; k <= 10; ++k) { term *= x / float(k); sum += term; }
+  return sum;
+}
+float tanh_(float x) {
+  if (abs(x) < 0.125) {  // x - x^3/3 + 2x^5/15 - 17x^7/315
+    const float x2 = x * x;
+    return x * (1.0 + x2 * (-1.0 / 3.0 + x2 * (2.0 / 15.0 - x2 * 17.0 / 315.0)));
+  }
+  return tanh(clamp(x, -15.0, 15.0));
+}
 float sigmoid_(float x) { return 1.0 / (1.0 + exp(-x)); }
 #endif
 
@@ -74,10 +101,10 @@ void main() {
       case UNARY_Log2: r = log2(x); break;
       case UNARY_Log1p: r = log1p_(x); break;
       case UNARY_Expm1: r = expm1_(x); break;
-      case UNARY_Sin: r = sin(x); break;
-      case UNARY_Cos: r = cos(x); break;
-      case UNARY_Tan: r = tan(x); break;
-      case UNARY_Atan: r = atan(x); break;
+      case UNARY_Sin: r = sincos_f(x, false); break;
+      case UNARY_Cos: r = sincos_f(x, true); break;
+      case UNARY_Tan: r = sincos_f(x, false) / sincos_f(x, true); break;
+      case UNARY_Atan: r = atan_f(x); break;
       case UNARY_Tanh: r = tanh_(x); break;
       case UNARY_Sigmoid: r = sigmoid_(x); break;
       case UNARY_Silu: r = x * sigmoid_(x); break;
