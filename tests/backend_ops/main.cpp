@@ -212,13 +212,13 @@ struct Coverage {
 
   std::string markdown() const {
     std::string md = "| op |";
-    for (const auto& c : columns) md += " " + c + " |";
+    for (const auto& c : columns) md += fmt::format(" {} |", c);
     md += "\n| --- |";
     for (size_t i = 0; i < columns.size(); ++i) md += " --- |";
     md += "\n";
     for (const auto& op : ops) {
       md += fmt::format("| {} |", op);
-      for (const auto& c : columns) md += " " + cell(op, c) + " |";
+      for (const auto& c : columns) md += fmt::format(" {} |", cell(op, c));
       md += "\n";
     }
     return md;
