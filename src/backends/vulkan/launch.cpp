@@ -39,10 +39,13 @@ void ElementwisePush::set(uint32_t (&slot)[2], double v, Dtype d) {
     std::memcpy(slot, &v, 8);
   } else if (!is_floating_point(d)) {
     // An integer, clamped into the dtype's range (infinite clamp bounds become its extremes).
-    double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
-    if (d == kInt32) { lo = -2147483648.0; hi = 2147483647.0; }
+    int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+    if (d == kInt32) { lo = std::numeric_limits<int32_t>::min(); hi = std::numeric_limits<int32_t>::max(); }
     if (d == kUInt8 || d == kBool) { lo = 0; hi = d == kBool ? 1 : 255; }
-    const int64_t i = std::isnan(v) ? 0 : v <= lo ? static_cast<int64_t>(lo) : v >= hi ? (d == kInt64 ? INT64_MAX : static_cast<int64_t>(hi)) : static_cast<int64_t>(v);
+    int64_t i = 0;  // NaN
+    if (v <= static_cast<double>(lo)) i = lo;
+    else if (v >= static_cast<double>(hi)) i = hi;  // 2^63 as a double: the int64 maximum
+    else if (!std::isnan(v)) i = static_cast<int64_t>(v);
     std::memcpy(slot, &i, 8);
   } else {
     const float f = static_cast<float>(v);
