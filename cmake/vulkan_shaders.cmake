@@ -88,6 +88,8 @@ endfunction()
 set(_built "")
 foreach(shader ${ADEPT_SHADERS})
   get_filename_component(source ${shader} NAME)
+  # Its @build lines are read here: editing them must re-run the configure step.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${shader})
   file(STRINGS ${shader} builds REGEX "^// @build ")
   foreach(line ${builds})
     string(REGEX REPLACE "^// @build +" "" line "${line}")

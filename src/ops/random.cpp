@@ -43,12 +43,19 @@ inline double u01(uint32_t a, uint32_t b) {
 
 Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
 
+// randint's value of element (counter) block `b`.
+int64_t draw_integer(const RandomDraw& d, const Block& b) {
+  const uint64_t r = (static_cast<uint64_t>(b.v[0]) << 32) | b.v[1];
+  return d.low + static_cast<int64_t>(r % d.range);
+}
+
 // The value of element (counter) block `b` under `d` (see kernels/random.h).
 double draw_value(const RandomDraw& d, const Block& b) {
   switch (d.kind) {
     case RandomDraw::Kind::Uniform: return d.a + (d.b - d.a) * u01(b.v[0], b.v[1]);
     case RandomDraw::Kind::Bernoulli: return u01(b.v[0], b.v[1]) < d.a ? 1.0 : 0.0;
     case RandomDraw::Kind::Normal: break;
+    case RandomDraw::Kind::Integer: return static_cast<double>(draw_integer(d, b));
   }
   const double u1 = 1.0 - u01(b.v[0], b.v[1]);  // (0, 1]
   const double u2 = u01(b.v[2], b.v[3]);
@@ -67,11 +74,18 @@ void fill_random(Tensor& t, Generator* g, RandomDraw d) {
     random_kernel().get(t.device(), "random")(t, d);
     return;
   }
+  NoGradGuard ng;
+  if (d.kind == RandomDraw::Kind::Integer) {  // exact int64 values
+    Tensor buf = empty({n}, TensorOptions(kInt64));
+    int64_t* p = buf.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) p[i] = draw_integer(d, philox(d.seed, d.offset + static_cast<uint64_t>(i)));
+    t.copy_(buf.view(t.sizes()));
+    return;
+  }
   Tensor buf = empty({n}, TensorOptions(kFloat64));
   double* p = buf.data_ptr<double>();
 #pragma omp parallel for if (n > 65536) schedule(static)
   for (int64_t i = 0; i < n; ++i) p[i] = draw_value(d, philox(d.seed, d.offset + static_cast<uint64_t>(i)));
-  NoGradGuard ng;
   t.copy_(buf.view(t.sizes()));
   if (d.half_open && t.dtype() != kFloat64) {
     // Rounding to a 16-bit/32-bit float can produce exactly 1.0; keep the range half-open.
@@ -141,20 +155,11 @@ Tensor randn(const Shape& shape, const TensorOptions& o, Generator* g) {
 Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& o, Generator* g) {
   ADEPT_CHECK(low < high, ValueError, "randint: expects 'from' to be less than 'to', but got from={} >= to={}", low, high);
   Tensor t = make(shape, o, kInt64);
-  const uint64_t range = static_cast<uint64_t>(high - low);
-  const int64_t n = t.numel();
-  if (n == 0) return t;
-  Generator& gen = gen_or_default(g);
-  uint64_t seed = gen.seed(), base = gen.reserve(static_cast<uint64_t>(n));
-  Tensor buf = empty({n}, TensorOptions(kInt64));
-  int64_t* p = buf.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    Block b = philox(seed, base + static_cast<uint64_t>(i));
-    uint64_t r = (static_cast<uint64_t>(b.v[0]) << 32) | b.v[1];
-    p[i] = low + static_cast<int64_t>(r % range);
-  }
-  NoGradGuard ng;
-  t.copy_(buf.view(shape));
+  RandomDraw d;
+  d.kind = RandomDraw::Kind::Integer;
+  d.low = low;
+  d.range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  fill_random(t, g, d);
   return t;
 }
 

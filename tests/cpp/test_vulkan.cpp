@@ -341,6 +341,18 @@ TEST_F(Vulkan, RandomFillsDrawTheCpuGeneratorsNumbersOnTheDevice) {
     EXPECT_TRUE(equal(vk_u.cpu(), cpu_u)) << dtype_name(dt);
     EXPECT_TRUE(equal(vk_b.cpu(), cpu_b)) << dtype_name(dt);
   }
+  // randint: exact int64 arithmetic on the device, any output dtype.
+  for (Dtype dt : {kInt64, kInt32, kUInt8, kFloat32}) {
+    manual_seed(5);
+    Tensor c = randint(0, 200, {5, 70}, TensorOptions(dt));
+    manual_seed(5);
+    Tensor v = randint(0, 200, {5, 70}, TensorOptions(dt).set_device(kVk));
+    EXPECT_TRUE(equal(v.cpu(), c)) << "randint " << dtype_name(dt);
+  }
+  manual_seed(9);
+  Tensor wide = randint(-(int64_t{1} << 62), int64_t{1} << 62, {500});
+  manual_seed(9);
+  EXPECT_TRUE(equal(randint(-(int64_t{1} << 62), int64_t{1} << 62, {500}, TensorOptions(kInt64).set_device(kVk)).cpu(), wide));
   // A strided target gets the values in row-major order of its shape.
   manual_seed(3);
   Tensor cpu_t = empty({6, 4}).t();

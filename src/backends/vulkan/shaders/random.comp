@@ -1,10 +1,10 @@
 #version 450
 // Random fills (src/kernels/random.h): out[i] = f(Philox4x32-10(key = seed, counter = offset + i)) for
 // the linear (row-major) position i, computed in double as the host does, then rounded to the output
-// dtype. KIND (specialization constant): 0 uniform [a, b), 1 normal (mean a, std b), 2 bernoulli (p = a).
-// Push constants: a, b (doubles), c = seed, d = offset (two words each); HALF_OPEN maps a value that
-// rounds to 1 or more to 0.
-// @build random - f32,f16,bf16,f64
+// dtype. KIND (specialization constant): 0 uniform [a, b), 1 normal (mean a, std b), 2 bernoulli (p = a),
+// 3 integer (randint: a = low, b = range as 64-bit integers). Push constants: a, b, c = seed, d = offset
+// (two words each); HALF_OPEN maps a value that rounds to 1 or more to 0.
+// @build random - all
 #extension GL_GOOGLE_include_directive : require
 #define DOUBLE_MATH 1
 #include "common.glsl"
@@ -34,11 +34,17 @@ double u01(uint a, uint b) {
 }
 
 void main() {
-  const double a = packDouble2x32(pc.a), b = packDouble2x32(pc.b);
+  const double a = KIND == 3 ? 0.0LF : packDouble2x32(pc.a), b = KIND == 3 ? 0.0LF : packDouble2x32(pc.b);
   const uint64_t offset = packUint2x32(pc.d);
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < pc.numel; i += stride) {
     const uvec4 v = philox(pc.c, unpackUint2x32(offset + uint64_t(i)));
+    if (KIND == 3) {
+      const uint64_t bits = (uint64_t(v.x) << 32) | uint64_t(v.y);
+      const int64_t value = int64_t(packUint2x32(pc.a)) + int64_t(bits % packUint2x32(pc.b));
+      out_[idx(i, 0u)] = STORE_0(C_0(value));
+      continue;
+    }
     double r;
     if (KIND == 0) r = a + (b - a) * u01(v.x, v.y);
     else if (KIND == 2) r = u01(v.x, v.y) < a ? 1.0LF : 0.0LF;
