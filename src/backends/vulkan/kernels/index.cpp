@@ -22,9 +22,6 @@ void check_storage_range(const Tensor& t, const char* op) {
               "{}: a storage of {} elements is too large for the Vulkan backend's 32-bit indexing", op, elems);
 }
 
-// The grid of 256-wide workgroups with one invocation per item.
-Grid2d grid_for(int64_t n) { return grid_2d((n + 255) / 256); }
-
 // out[p] = src[src(p) + offset[p] * mul] (gather with mul = the dim's stride; advanced index with 1).
 void read_vk(const char* op, const Tensor& out, const Tensor& src, const Tensor& offset, int64_t mul) {
   if (out.numel() == 0) return;
@@ -94,7 +91,7 @@ void put_vk(const char* op, const Tensor& self, const Tensor& values, const Tens
   static_assert(sizeof(Push) == 20);
   for (int64_t s0 = 0; s0 < n_i; s0 += seg_len) {
     const int64_t seg = std::min(seg_len, n_i - s0);
-    const Grid2d gl = grid_for(n_k * seg), gp = grid_for(n_r * seg);
+    const Grid2d gl = grid_for(n_k * seg, op), gp = grid_for(n_r * seg, op);
     Push pl{static_cast<uint32_t>(s0), static_cast<uint32_t>(seg), static_cast<uint32_t>(n_k * seg), gl.x,
             static_cast<int32_t>(mul)};
     launch(ctx, op, "index_links_i64", spec, link_meta, {&links, &offset}, &pl, sizeof(pl), gl.x, gl.y);
@@ -159,7 +156,7 @@ void nonzero_vk(const Tensor& out, const Tensor& in) {
   std::vector<int32_t> meta = {static_cast<int32_t>(nd), static_cast<int32_t>(x.storage_offset()),
                                static_cast<int32_t>(o.storage_offset())};
   for (int64_t s : in.sizes()) meta.push_back(static_cast<int32_t>(s));
-  const Grid2d g = grid_for(blocks);
+  const Grid2d g = grid_for(blocks, "nonzero");
   struct Push { uint32_t numel, block, blocks, groups_x, rows; } push{
       static_cast<uint32_t>(numel), static_cast<uint32_t>(block), static_cast<uint32_t>(blocks), g.x,
       static_cast<uint32_t>(out.size(0))};
