@@ -76,6 +76,16 @@ Grid2d grid_for(int64_t n, const char* op) {
   return g;
 }
 
+RowPlan plan_rows(const Context& ctx, const char* op, int64_t rows, int64_t n) {
+  const bool per_thread = n <= 64 && rows >= 1024;
+  const int64_t steps = 3 * (per_thread ? n : (n + 255) / 256);
+  const uint32_t limit = ctx.info().loop_iteration_limit;
+  ADEPT_CHECK(limit == 0 || steps <= limit / 2, NotImplementedForDevice,
+              "{}: rows of {} elements exceed what one invocation may loop over on {} (driver loop limit {})", op, n,
+              ctx.info().name, limit);
+  return {per_thread, grid_2d(per_thread ? (rows + 255) / 256 : rows)};
+}
+
 void check_index_range(const Tensor& t, const char* op) {
   int64_t span = t.storage_offset() + 1;
   for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * std::abs(t.stride(d));

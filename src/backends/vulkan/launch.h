@@ -69,6 +69,14 @@ Grid2d grid_2d(int64_t groups);
 /// grid_2d for one invocation per element of n (workgroups of 256): the shader's element is
 /// (gl_WorkGroupID.y * x + gl_WorkGroupID.x) * 256 + gl_LocalInvocationID.x. ValueError past 65535 rows.
 Grid2d grid_for(int64_t n, const char* op);
+/// How the row shaders (row_reduce.glsl) cover `rows` rows of `n` elements: one workgroup per row, or one
+/// invocation per row for many short rows (per_thread); raises NotImplementedForDevice naming `op` when
+/// an invocation would loop past the driver's limit (each walks its share of a row three times).
+struct RowPlan {
+  bool per_thread;
+  Grid2d grid;
+};
+RowPlan plan_rows(const Context& ctx, const char* op, int64_t rows, int64_t n);
 /// Throws ValueError when a tensor is too large for 32-bit indexing in shaders.
 void check_index_range(const Tensor& t, const char* op);
 

@@ -5,9 +5,6 @@
 namespace adept::vk {
 namespace {
 
-// Rows of at most this many elements, when there are many of them, take one invocation each.
-constexpr int64_t kPerThreadRow = 64;
-
 void run(const char* op, int mode, const Tensor& out, const Tensor& rstd, const Tensor& in, const Tensor& xhat,
          double eps) {
   for (const Tensor* t : {&out, &rstd, &in, &xhat}) {
@@ -17,13 +14,9 @@ void run(const char* op, int mode, const Tensor& out, const Tensor& rstd, const 
   const int64_t rows = out.size(0), n = out.size(1);
   if (rows == 0 || n == 0) return;
   Context& ctx = context_of(out);
-  const bool per_thread = n <= kPerThreadRow && rows >= 1024;
-  const int64_t steps = 3 * (per_thread ? n : (n + 255) / 256);  // each invocation walks its share 3 times
-  const uint32_t limit = ctx.info().loop_iteration_limit;
-  ADEPT_CHECK(limit == 0 || steps <= limit / 2, NotImplementedForDevice,
-              "{}: rows of {} elements exceed what one invocation may loop over on {} (driver loop limit {})", op, n,
-              ctx.info().name, limit);
-  const Grid2d g = grid_2d(per_thread ? (rows + 255) / 256 : rows);
+  const RowPlan plan = plan_rows(ctx, op, rows, n);
+  const Grid2d g = plan.grid;
+  const bool per_thread = plan.per_thread;
   struct Push { uint32_t rows, n, groups_x, pad; uint32_t eps[2]; } push{static_cast<uint32_t>(rows),
                                                                            static_cast<uint32_t>(n), g.x, 0, {0, 0}};
   ElementwisePush::set(push.eps, eps, out.dtype());

@@ -5,9 +5,6 @@
 namespace adept::vk {
 namespace {
 
-// Rows of at most this many elements, when there are many of them, take one invocation each.
-constexpr int64_t kPerThreadRow = 64;
-
 void run(const char* op, int mode, const Tensor& out, const Tensor& in, const Tensor& y, int64_t dim) {
   for (const Tensor* t : {&out, &in, &y}) {
     ADEPT_CHECK(t->is_contiguous(), ValueError, "{}: the Vulkan kernel takes contiguous tensors", op);
@@ -18,14 +15,9 @@ void run(const char* op, int mode, const Tensor& out, const Tensor& in, const Te
   for (int64_t d = dim + 1; d < out.dim(); ++d) inner *= out.size(d);
   const int64_t n = out.size(dim), rows = out.numel() / n;
   Context& ctx = context_of(out);
-  const bool per_thread = n <= kPerThreadRow && rows >= 1024;
-  // Each invocation walks its share of the row three times (twice backward).
-  const int64_t steps = 3 * (per_thread ? n : (n + 255) / 256);
-  const uint32_t limit = ctx.info().loop_iteration_limit;
-  ADEPT_CHECK(limit == 0 || steps <= limit / 2, NotImplementedForDevice,
-              "{}: rows of {} elements exceed what one invocation may loop over on {} (driver loop limit {})", op, n,
-              ctx.info().name, limit);
-  const Grid2d g = grid_2d(per_thread ? (rows + 255) / 256 : rows);
+  const RowPlan plan = plan_rows(ctx, op, rows, n);
+  const Grid2d g = plan.grid;
+  const bool per_thread = plan.per_thread;
   struct Push { uint32_t rows, n, inner, groups_x; } push{static_cast<uint32_t>(rows), static_cast<uint32_t>(n),
                                                           static_cast<uint32_t>(inner), g.x};
   launch(ctx, op, "softmax_" + dtype_suffix(out.dtype()), {mode, per_thread ? 1 : 0}, storage_offsets({&out, &in, &y}),
