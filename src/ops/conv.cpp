@@ -16,6 +16,11 @@ using autograd::SavedTensor;
 using Grads = std::vector<Tensor>;
 
 TensorOptions opts(const Tensor& t) { return TensorOptions(t.dtype()).set_device(t.device()); }
+// The CPU kernels compute float16 / bfloat16 on float32 copies; other backends take them as they are
+// (accumulating in float32).
+bool via_float32(const Tensor& x) {
+  return x.device().type == DeviceType::CPU && (x.dtype() == kFloat16 || x.dtype() == kBFloat16);
+}
 // The geometry of a gradient computation: never strict (see ConvGeometry::strict).
 ConvGeometry relaxed(ConvGeometry g) {
   g.strict = false;
@@ -142,7 +147,7 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
   g.W_out = (g.W + pad_total[1] - eff_w) / g.stride_w + 1;
   g.strict = true;
   Tensor y;
-  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) {
+  if (via_float32(x)) {
     y = conv_forward(x.to(kFloat32), weight.to(kFloat32), bias.defined() ? bias.to(kFloat32) : bias, g).to(x.dtype());
   } else {
     y = conv_forward(x, weight, bias, g);
@@ -208,7 +213,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
               "{}: given input size per channel: ({} x {}). Calculated output size per channel: ({} x {}). Output size "
               "is too small", op, g.H_out, g.W_out, g.H, g.W);
   g.strict = true;
-  const bool low = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
+  const bool low = via_float32(x);
   const Tensor xc = low ? x.to(kFloat32) : x, wc = low ? weight.to(kFloat32) : weight;
   Tensor y = conv_input_grad(xc, wc, g, "ConvolutionBackward0");
   if (bias.defined()) y = add(y, (low ? bias.to(kFloat32) : bias).view({1, C_out, 1, 1}));

@@ -78,6 +78,20 @@ void linear_conv(std::vector<Case>& out) {
   tconv("", {2, 3, 4, 5}, {3, 2, 3, 3}, true, 1, 0, 0, 1, 1);
   tconv("stride_output_padding", {1, 2, 3, 3}, {2, 3, 3, 2}, false, 2, 1, 1, 1, 1);
   tconv("groups_dilation", {1, 4, 3, 4}, {4, 1, 2, 2}, true, 1, 0, 0, 2, 2);
+  // Each algorithm forced (ADEPT_CONV_ALGO) on a shape it serves: Vulkan's, and the CPU's in the same case.
+  const auto algo = [&](const std::string& vulkan, const std::string& cpu) {
+    out.back().with_env("ADEPT_CONV_ALGO", vulkan, DeviceType::Vulkan).with_env("ADEPT_CONV_ALGO", cpu, DeviceType::CPU);
+  };
+  conv("implicit_gemm_tiles", {2, 20, 12, 12}, {70, 20, 3, 3}, true, 1, 1, 1, 1);  // 2 row tiles, 5 column tiles
+  algo("implicit_gemm", "im2col");
+  conv("implicit_gemm_split_k", {2, 4, 32, 32}, {8, 4, 3, 3}, false, 1, 1, 1, 1);  // weight gradient in 4 K slices
+  algo("implicit_gemm", "reference");
+  conv("implicit_gemm_strided_grouped", {2, 4, 9, 8}, {6, 2, 3, 2}, true, 2, 1, 2, 2);
+  algo("implicit_gemm", "reference");
+  conv("pointwise_groups", {2, 6, 5, 7}, {4, 3, 1, 1}, true, 1, 0, 1, 2);
+  algo("pointwise", "im2col");
+  tconv("implicit_gemm_strided", {2, 4, 4, 3}, {4, 3, 3, 3}, true, 2, 1, 1, 1, 1);
+  algo("implicit_gemm", "reference");
 }
 
 void pooling(std::vector<Case>& out) {

@@ -97,6 +97,13 @@ enum class Compare {
   Stats,   // same dtype and shape, mean and std within 0.1 (random ops)
 };
 
+/// An environment variable set while a case's op runs on one device type (never around the CPU
+/// reference): how cases pick a backend's algorithm (ADEPT_CONV_ALGO).
+struct EnvSetting {
+  std::string name, value;
+  DeviceType device;
+};
+
 /// One row of the op table.
 struct Case {
   std::string op;              // the public function name as PyTorch spells it ("max_pool2d")
@@ -113,6 +120,7 @@ struct Case {
   bool ref_f64 = true;         // CPU row: reference = op on float64 copies (false: same dtype, contiguous)
   std::vector<Shape> perf_shapes;  // input shapes of perf mode (empty: not timed)
   std::function<double(const std::vector<Shape>&)> flops;  // perf: FLOPs of one call (GFLOP/s)
+  std::vector<EnvSetting> env;  // set around the op under test (forward and backward) on their device
 
   Case& no_grad() { grad = false; return *this; }
   Case& no_gradcheck() { gradcheck = false; return *this; }
@@ -123,6 +131,10 @@ struct Case {
   Case& with_layouts(std::vector<Layout> l) { layouts = std::move(l); return *this; }
   Case& perf(std::vector<Shape> s) { perf_shapes = std::move(s); return *this; }
   Case& with_flops(std::function<double(const std::vector<Shape>&)> f) { flops = std::move(f); return *this; }
+  Case& with_env(std::string name, std::string value, DeviceType device) {
+    env.push_back({std::move(name), std::move(value), device});
+    return *this;
+  }
 };
 
 /// A case with the view layouts on by default.

@@ -2,6 +2,8 @@
 // gradcheck and perf. Each runs one case in one dtype/layout on one backend and returns a Result.
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -110,6 +112,30 @@ void synchronize(Device d) {
 #endif
 }
 
+// Sets a case's environment for the device under test for its lifetime (restoring what was there).
+class EnvGuard {
+ public:
+  EnvGuard(const Case& c, Device d) {
+    for (const EnvSetting& e : c.env) {
+      if (e.device != d.type) continue;
+      const char* old = std::getenv(e.name.c_str());
+      saved_.push_back({e.name, old ? std::optional<std::string>(old) : std::nullopt});
+      setenv(e.name.c_str(), e.value.c_str(), 1);
+    }
+  }
+  ~EnvGuard() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) setenv(it->first.c_str(), it->second->c_str(), 1);
+      else unsetenv(it->first.c_str());
+    }
+  }
+  EnvGuard(const EnvGuard&) = delete;
+  EnvGuard& operator=(const EnvGuard&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
 }  // namespace
 
 Result run_forward(const Case& c, Dtype dtype, Layout layout, Device device) {
@@ -125,6 +151,7 @@ Result run_forward(const Case& c, Dtype dtype, Layout layout, Device device) {
   if (!p.upload_error.empty()) return not_on_device(r, p);
   Tensors got;
   try {
+    EnvGuard env(c, device);
     for (const Tensor& t : c.fn(p.test)) got.push_back(t.defined() ? t.cpu() : t);
   } catch (const NotImplementedForDevice& e) {
     return not_implemented(r, e.what());
@@ -167,6 +194,7 @@ Result run_backward(const Case& c, Dtype dtype, Layout layout, Device device) {
   if (!p.upload_error.empty()) return not_on_device(r, p);
   Tensors got_out;
   try {
+    EnvGuard env(c, device);
     got_out = c.fn(p.test);
   } catch (const NotImplementedForDevice& e) {
     return not_implemented(r, e.what());
@@ -192,6 +220,7 @@ Result run_backward(const Case& c, Dtype dtype, Layout layout, Device device) {
     return fail(r, fmt::format("the CPU reference backward threw: {}", e.what()));
   }
   try {
+    EnvGuard env(c, device);
     autograd::backward(got_targets, got_grads);
   } catch (const NotImplementedForDevice& e) {
     return not_implemented(r, e.what());

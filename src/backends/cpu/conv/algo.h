@@ -1,19 +1,16 @@
 // The CPU's choice of conv2d algorithm: a deterministic rule per geometry, which ADEPT_CONV_ALGO
-// overrides (read on every call, so tests and users can switch it at run time).
+// overrides (kernels/conv.h).
 #pragma once
 #include "kernels/conv.h"
 
 namespace adept::cpu::conv {
 
-enum class ConvAlgo : int { Reference, Im2col, Winograd, Depthwise };
-enum class ConvDir { Forward, Input, Weight };
-
-const char* conv_algo_name(ConvAlgo a);
-/// The algorithm for one kernel call. Rule: depthwise when groups == C_in (and C_out a multiple),
-/// else im2col + GEMM. Winograd is not chosen by the rule: measured on the YOLO11n shapes
-/// (bench/conv_vs_torch.py) its scalar transforms lose to im2col whenever OpenBLAS runs its AVX-512
-/// kernels. A forced algorithm that cannot compute the call is replaced by the rule's choice, except
-/// for a `strict` geometry, which raises ValueError naming the algorithm and why.
+/// The algorithm for one kernel call: reference, im2col, depthwise or winograd. Rule: depthwise when
+/// groups == C_in (and C_out a multiple), else im2col + GEMM. Winograd is not chosen by the rule: measured
+/// on the YOLO11n shapes (bench/conv_vs_torch.py) its scalar transforms lose to im2col whenever OpenBLAS
+/// runs its AVX-512 kernels. A forced algorithm that cannot compute the call (or that the CPU lacks) is
+/// replaced by the rule's choice, except for a `strict` geometry, which raises ValueError naming the
+/// algorithm and why.
 ConvAlgo choose_algo(const ConvGeometry& g, ConvDir dir);
 
 }  // namespace adept::cpu::conv

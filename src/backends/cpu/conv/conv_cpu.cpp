@@ -2,6 +2,8 @@
 // double buffers. Also the BLAS GEMM wrapper the algorithms share.
 #include <cblas.h>
 
+#include <cmath>
+
 #include "backends/cpu/conv/algo.h"
 #include "backends/cpu/conv/conv_cpu.h"
 
@@ -44,6 +46,11 @@ void forward(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& b,
     case ConvAlgo::Winograd: winograd_forward(yp, xp, wp, bp, g); break;
     case ConvAlgo::Depthwise: depthwise_forward(yp, xp, wp, bp, g); break;
     default: unsupported("forward", a);
+  }
+  if (g.silu) {  // the fused epilogue: a second pass over y on the CPU
+    const int64_t n = y.numel();
+#pragma omp parallel for if (n > 65536 && !omp_in_parallel())
+    for (int64_t i = 0; i < n; ++i) yp[i] = yp[i] / (T(1) + std::exp(-yp[i]));
   }
 }
 

@@ -1,0 +1,191 @@
+#version 450
+// conv2d's three kernels as implicit GEMMs C (M x Ngemm) = A (M x K) B (K x Ngemm) per group, with no
+// im2col buffer: the operand loads decode the GEMM indices into tensor coordinates (NCHW, contiguous).
+//   MODE 0 forward          m = c_out, n = (b, oy, ox), k = (c_in, ky, kx); A = w, B = x gathered
+//   MODE 1 input gradient   m = c_in,  n = (b, iy, ix), k = (c_out, ky, kx); A = w, B = gy gathered
+//                           (oy = (iy + pad - ky * dil) / stride where that divides and lies inside)
+//   MODE 2 weight gradient  m = c_out, n = (c_in, ky, kx), k = (b, oy, ox); A = gy, B = x gathered
+// A workgroup of 256 threads computes a 64x64 tile of C; each thread owns a 4x4 micro-tile whose rows and
+// columns are strided by 16 (consecutive threads read consecutive shared words). K is walked in steps of
+// 16 through shared memory; each workgroup covers one K slice of a split-K (z), so every sum has a fixed
+// order (deterministic). Arithmetic in C_0 (float for float16 / bfloat16, double for float64).
+// Bindings: 1 out (T_0), 2 A source (T_1), 3 B source (T_1), 4 bias (T_1; a dummy when absent).
+// With raw != 0 (split-K partials, the f32 variants of half inputs) the plain sum is stored at
+// out[split * out_numel + index]; otherwise bias (forward) and SiLU (forward, silu != 0) are applied.
+// meta: [N, C_in, H, W, C_out, kH, kW, H_out, W_out, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
+//        cin_g, cout_g, off_out, off_a, off_b, off_bias]
+// push: M, Ngemm, K, k_slice (K per split, a multiple of 16), splits, m_tiles, flags (1 bias, 2 silu,
+//       4 raw), out_numel.
+// @build conv_igemm_fwd = float -DMODE=0
+// @build conv_igemm_fwd f32 f16,bf16 -DMODE=0
+// @build conv_igemm_bwd_input = float -DMODE=1
+// @build conv_igemm_bwd_input f32 f16,bf16 -DMODE=1
+// @build conv_igemm_bwd_weight = float -DMODE=2
+// @build conv_igemm_bwd_weight f32 f16,bf16 -DMODE=2
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "double_math.glsl"
+layout(local_size_x = 256) in;
+layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
+layout(std430, set = 0, binding = 2) readonly buffer A_ { T_1 a_[]; };
+layout(std430, set = 0, binding = 3) readonly buffer B_ { T_1 b_[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Bias { T_1 bias_[]; };
+layout(push_constant) uniform Push {
+  uint M; uint Ngemm; uint K; uint k_slice; uint splits; uint m_tiles; uint flags; uint out_numel;
+} pc;
+
+const uint TM = 64u, TN = 64u, TK = 16u;
+shared C_1 As[TK][TM + 1u];
+shared C_1 Bs[TK][TN];
+
+int g_N() { return meta[0]; }
+int g_Cin() { return meta[1]; }
+int g_H() { return meta[2]; }
+int g_W() { return meta[3]; }
+int g_Cout() { return meta[4]; }
+int g_kH() { return meta[5]; }
+int g_kW() { return meta[6]; }
+int g_Ho() { return meta[7]; }
+int g_Wo() { return meta[8]; }
+int g_cin_g() { return meta[15]; }
+int g_cout_g() { return meta[16]; }
+
+// x[b, c, iy, ix] with zero outside the image; c is the absolute channel.
+C_1 load_x(int b, int c, int iy, int ix) {
+  if (iy < 0 || ix < 0 || iy >= g_H() || ix >= g_W()) return C_1(0);
+  return LOAD_1(b_[meta[19] + ((b * g_Cin() + c) * g_H() + iy) * g_W() + ix]);
+}
+
+void main() {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint tr = lid / 16u, tc = lid % 16u;
+  uint z = gl_WorkGroupID.z;
+  const uint m_tile = z % pc.m_tiles;
+  z /= pc.m_tiles;
+  const uint split = z % pc.splits, group = z / pc.splits;
+  const uint n_tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint row0 = m_tile * TM, col0 = n_tile * TN;
+  if (col0 >= pc.Ngemm) return;
+  const uint k_begin = split * pc.k_slice, k_end = min(pc.K, k_begin + pc.k_slice);
+  const int kHW = g_kH() * g_kW();
+  const int sh = meta[9], sw = meta[10], ph = meta[11], pw = meta[12], dh = meta[13], dw = meta[14];
+  const int HWo = g_Ho() * g_Wo(), HW = g_H() * g_W();
+  const int cg_in = int(group) * g_cin_g(), cg_out = int(group) * g_cout_g();
+
+  // The column each thread loads B for (modes 0, 1: one fixed n; mode 2: four fixed n).
+#if MODE == 2
+  const uint kb_fixed = lid % 16u;
+  int n_ci[4], n_ky[4], n_kx[4];
+  bool n_ok[4];
+  for (int i = 0; i < 4; ++i) {
+    const uint n = col0 + lid / 16u + uint(i) * 16u;
+    n_ok[i] = n < pc.Ngemm;
+    const int nn = int(min(n, pc.Ngemm - 1u));
+    n_ci[i] = nn / kHW;
+    n_ky[i] = (nn % kHW) / g_kW();
+    n_kx[i] = nn % g_kW();
+  }
+#else
+  const uint n_fixed = col0 + lid % 64u;
+  const bool n_ok = n_fixed < pc.Ngemm;
+  const int nn = int(min(n_fixed, pc.Ngemm - 1u));
+#if MODE == 0
+  const int nb = nn / HWo, ny = (nn % HWo) / g_Wo(), nx = nn % g_Wo();
+#else
+  const int nb = nn / HW, ny = (nn % HW) / g_W(), nx = nn % g_W();
+#endif
+#endif
+
+  C_1 acc[4][4];
+  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = C_1(0);
+  for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
+    // A: 64x16, k fastest across threads.
+    for (int i = 0; i < 4; ++i) {
+      const uint m = lid / 16u + uint(i) * 16u, k = lid % 16u;
+      const uint gm = row0 + m, gk = k0 + k;
+      C_1 v = C_1(0);
+      if (gm < pc.M && gk < k_end) {
+#if MODE == 0
+        v = LOAD_1(a_[meta[18] + (cg_out + int(gm)) * int(pc.K) + int(gk)]);
+#elif MODE == 1
+        const int co = int(gk) / kHW, r = int(gk) % kHW;
+        v = LOAD_1(a_[meta[18] + ((cg_out + co) * g_cin_g() + int(gm)) * kHW + r]);
+#else
+        const int b = int(gk) / HWo, r = int(gk) % HWo;
+        v = LOAD_1(a_[meta[18] + (b * g_Cout() + cg_out + int(gm)) * HWo + r]);
+#endif
+      }
+      As[k][m] = v;
+    }
+    // B: 16x64 gathered.
+    for (int i = 0; i < 4; ++i) {
+#if MODE == 2
+      const uint kb = kb_fixed, n = lid / 16u + uint(i) * 16u;
+      const uint gk = k0 + kb;
+      C_1 v = C_1(0);
+      if (n_ok[i] && gk < k_end) {
+        const int b = int(gk) / HWo, r = int(gk) % HWo;
+        const int oy = r / g_Wo(), ox = r % g_Wo();
+        v = load_x(b, cg_in + n_ci[i], oy * sh - ph + n_ky[i] * dh, ox * sw - pw + n_kx[i] * dw);
+      }
+      Bs[kb][n] = v;
+#else
+      const uint kb = lid / 64u + uint(i) * 4u, n = lid % 64u;
+      const uint gk = k0 + kb;
+      C_1 v = C_1(0);
+      if (n_ok && gk < k_end) {
+        const int c = int(gk) / kHW, r = int(gk) % kHW, ky = r / g_kW(), kx = r % g_kW();
+#if MODE == 0
+        v = load_x(nb, cg_in + c, ny * sh - ph + ky * dh, nx * sw - pw + kx * dw);
+#else
+        const int ty = ny + ph - ky * dh, tx = nx + pw - kx * dw;
+        if (ty >= 0 && tx >= 0 && ty % sh == 0 && tx % sw == 0 && ty / sh < g_Ho() && tx / sw < g_Wo()) {
+          v = LOAD_1(b_[meta[19] + ((nb * g_Cout() + cg_out + c) * g_Ho() + ty / sh) * g_Wo() + tx / sw]);
+        }
+#endif
+      }
+      Bs[kb][n] = v;
+#endif
+    }
+    barrier();
+    for (uint k = 0u; k < TK; ++k) {
+      C_1 av[4], bv[4];
+      for (int i = 0; i < 4; ++i) av[i] = As[k][tr + uint(i) * 16u];
+      for (int j = 0; j < 4; ++j) bv[j] = Bs[k][tc + uint(j) * 16u];
+      for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
+    }
+    barrier();
+  }
+
+  const bool raw = (pc.flags & 4u) != 0u;
+  for (int i = 0; i < 4; ++i) {
+    const uint gm = row0 + tr + uint(i) * 16u;
+    if (gm >= pc.M) continue;
+    for (int j = 0; j < 4; ++j) {
+      const uint gn = col0 + tc + uint(j) * 16u;
+      if (gn >= pc.Ngemm) continue;
+      C_1 v = acc[i][j];
+#if MODE == 0
+      const int b = int(gn) / HWo, r = int(gn) % HWo;
+      const int idx = (b * g_Cout() + cg_out + int(gm)) * HWo + r;
+      if (!raw) {
+        if ((pc.flags & 1u) != 0u) v += LOAD_1(bias_[meta[20] + cg_out + int(gm)]);
+        if ((pc.flags & 2u) != 0u) {
+#if IS_DOUBLE
+          v = v / (1.0LF + d_exp(-v));
+#else
+          v = v / (1.0 + exp(-v));
+#endif
+        }
+      }
+#elif MODE == 1
+      const int b = int(gn) / HW, r = int(gn) % HW;
+      const int idx = (b * g_Cin() + cg_in + int(gm)) * HW + r;
+#else
+      const int idx = (cg_out + int(gm)) * int(pc.Ngemm) + int(gn);
+#endif
+      if (raw) out_[meta[17] + int(split * pc.out_numel) + idx] = T_0(v);
+      else out_[meta[17] + idx] = STORE_0(v);
+    }
+  }
+}
