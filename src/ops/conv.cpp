@@ -122,8 +122,9 @@ void check_args(const char* op, const Tensor& input, const Tensor& weight, const
 }
 
 // conv2d on checked arguments; pad_lo/pad_total per dim (total may be odd for 'same').
+// silu: return silu(conv2d), fused into the kernel's output write when no gradient is recorded.
 Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair pad_lo,
-                   IntPair pad_total, IntPair dilation, int64_t groups) {
+                   IntPair pad_total, IntPair dilation, int64_t groups, bool silu = false) {
   const bool batched = input.dim() == 4;
   const Tensor x = batched ? input : input.unsqueeze(0);
   ADEPT_CHECK(x.size(1) == weight.size(1) * groups, ShapeError,
@@ -146,12 +147,14 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
   g.H_out = (g.H + pad_total[0] - eff_h) / g.stride_h + 1;
   g.W_out = (g.W + pad_total[1] - eff_w) / g.stride_w + 1;
   g.strict = true;
+  g.silu = silu && !autograd::needs_grad({&x, &weight, &bias});
   Tensor y;
   if (via_float32(x)) {
     y = conv_forward(x.to(kFloat32), weight.to(kFloat32), bias.defined() ? bias.to(kFloat32) : bias, g).to(x.dtype());
   } else {
     y = conv_forward(x, weight, bias, g);
   }
+  if (silu && !g.silu) y = adept::silu(y);
   return batched ? y : y.squeeze(0);
 }
 
@@ -162,6 +165,14 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   check_args("conv2d", input, weight, bias, stride, dilation, groups);
   ADEPT_CHECK(padding[0] >= 0 && padding[1] >= 0, ShapeError, "conv2d: negative padding is not supported");
   return conv2d_impl(input, weight, bias, stride, padding, IntPair(2 * padding[0], 2 * padding[1]), dilation, groups);
+}
+
+Tensor conv2d_silu(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
+                   IntPair dilation, int64_t groups) {
+  check_args("conv2d", input, weight, bias, stride, dilation, groups);
+  ADEPT_CHECK(padding[0] >= 0 && padding[1] >= 0, ShapeError, "conv2d: negative padding is not supported");
+  return conv2d_impl(input, weight, bias, stride, padding, IntPair(2 * padding[0], 2 * padding[1]), dilation, groups,
+                     /*silu=*/true);
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, const PaddingMode& mode,

@@ -92,6 +92,17 @@ void linear_conv(std::vector<Case>& out) {
   algo("pointwise", "im2col");
   tconv("implicit_gemm_strided", {2, 4, 4, 3}, {4, 3, 3, 3}, true, 2, 1, 1, 1, 1);
   algo("implicit_gemm", "reference");
+  // The fused SiLU epilogue (forward mode runs without autograd: fused; backward mode: composed).
+  const auto conv_silu = [&](const std::string& variant, Shape xs, Shape ws, int64_t stride, int64_t pad, int64_t groups) {
+    const int64_t c_out = ws[0];
+    add(out, "conv2d", variant, {in(std::move(xs)), in(std::move(ws)), in({c_out})}, [=](const Tensors& x) {
+      return one(conv2d_silu(x[0], x[1], x[2], stride, pad, 1, groups));
+    });
+  };
+  conv_silu("silu_epilogue", {2, 3, 6, 5}, {4, 3, 3, 3}, 1, 1, 1);
+  conv_silu("silu_epilogue_split_k", {2, 4, 32, 32}, {8, 4, 3, 3}, 1, 1, 1);
+  conv_silu("silu_epilogue_pointwise", {2, 6, 5, 7}, {4, 3, 1, 1}, 1, 0, 2);
+  conv_silu("silu_epilogue_depthwise", {2, 4, 7, 6}, {8, 1, 3, 3}, 2, 1, 4);
 }
 
 void pooling(std::vector<Case>& out) {

@@ -54,6 +54,13 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride,
               const PaddingMode& padding, IntPair dilation = 1, int64_t groups = 1);
 
+/// silu(conv2d(input, weight, bias, stride, padding, dilation, groups)) (SiLU: Elfwing et al. 2017), with
+/// the activation applied in the convolution's output write (a fused epilogue) when no gradient is recorded
+/// (no operand requires grad, or grad mode is off); otherwise conv2d followed by silu, differentiable as
+/// both. Shapes, dtypes and errors as conv2d. Used by eval-mode Conv blocks (models/yolo).
+Tensor conv2d_silu(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntPair stride = 1,
+                   IntPair padding = 0, IntPair dilation = 1, int64_t groups = 1);
+
 /// 2-d transposed convolution (the gradient of conv2d with respect to its input; PyTorch's
 /// conv_transpose2d, https://pytorch.org/docs/1.13/generated/torch.nn.functional.conv_transpose2d.html).
 /// Shapes: input (N, C_in, H, W) or (C_in, H, W); weight (C_in, C_out/groups, kH, kW); bias (C_out);
