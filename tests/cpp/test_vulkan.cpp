@@ -10,6 +10,7 @@
 #include "adept/adept.h"
 #ifdef ADEPT_WITH_VULKAN
 #include "adept/vulkan.h"
+#include "kernels/conv.h"
 #endif
 
 using namespace adept;
@@ -248,6 +249,20 @@ TEST_F(Vulkan, OpWithoutKernelRaisesNotImplemented) {
     std::string msg = e.what();
     EXPECT_NE(msg.find("conv2d"), std::string::npos) << msg;
     EXPECT_NE(msg.find("vulkan"), std::string::npos) << msg;
+  }
+}
+
+TEST_F(Vulkan, DepthwiseConvFusedSiluEpilogueMatchesTheCpu) {
+  // The forward kernel's fused epilogue (ConvGeometry::silu, set by callers without autograd) is
+  // silu(conv + bias); stride 2, padding 1, multiplier 2.
+  ConvGeometry g{2, 3, 7, 6, 6, 3, 3, 4, 3, 2, 2, 1, 1, 1, 1, 3};
+  g.silu = true;
+  for (Dtype dt : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    Tensor x = randn({2, 3, 7, 6}).to(dt), w = randn({6, 1, 3, 3}).to(dt), b = randn({6}).to(dt);
+    Tensor y = empty({2, 6, 4, 3}, TensorOptions(dt).set_device(kVk));
+    conv2d_forward_kernel().get(kVk, "conv2d")(y, x.to(kVk), w.to(kVk), b.to(kVk), g);
+    const Tensor want = silu(conv2d(x.to(kFloat64), w.to(kFloat64), b.to(kFloat64), 2, 1, 1, 3)).to(dt);
+    expect_close(y, want, dt == kFloat16 ? 1e-2 : dt == kBFloat16 ? 5e-2 : 1e-5);
   }
 }
 
