@@ -24,10 +24,11 @@ struct Push {
 
 // The shader's metadata: the geometry, the multiplier and the operands' storage offsets.
 std::vector<int32_t> metadata(const ConvGeometry& g, const std::vector<const Tensor*>& operands) {
-  const int64_t fields[] = {g.N,        g.C_in,     g.H,     g.W,     g.C_out, g.kH,  g.kW,  g.H_out,
+  const int64_t fields[] = {g.N,        g.C_in,     g.H,     g.W,     g.C_out, g.kH,    g.kW,    g.H_out,
                             g.W_out,    g.stride_h, g.stride_w, g.pad_h, g.pad_w, g.dil_h, g.dil_w, g.C_out / g.C_in};
   std::vector<int32_t> meta(std::begin(fields), std::end(fields));
-  for (const Tensor* t : operands) meta.push_back(static_cast<int32_t>(t->storage_offset()));
+  const std::vector<int32_t> offsets = storage_offsets(operands);
+  meta.insert(meta.end(), offsets.begin(), offsets.end());
   return meta;
 }
 
