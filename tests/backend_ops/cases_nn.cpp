@@ -92,6 +92,20 @@ void linear_conv(std::vector<Case>& out) {
   algo("pointwise", "im2col");
   tconv("implicit_gemm_strided", {2, 4, 4, 3}, {4, 3, 3, 3}, true, 2, 1, 1, 1, 1);
   algo("implicit_gemm", "reference");
+  conv("depthwise_stride_multiplier", {2, 3, 9, 8}, {6, 1, 3, 3}, true, 2, 1, 1, 3);  // m = 2, bias
+  algo("depthwise", "depthwise");
+  conv("depthwise_dilation", {1, 4, 9, 9}, {4, 1, 3, 3}, false, 1, 2, 2, 4);
+  algo("depthwise", "depthwise");
+  add(out, "conv2d", "depthwise_5x5_asymmetric", {in({2, 3, 11, 9}), in({3, 1, 5, 5}), in({3})},
+      [](const Tensors& x) { return one(F::conv2d(x[0], x[1], x[2], {2, 1}, {2, 1}, 1, 3)); });
+  algo("depthwise", "depthwise");
+  conv("depthwise_empty_batch", {0, 2, 5, 5}, {4, 1, 3, 3}, true, 1, 1, 1, 2);
+  out.back().no_gradcheck();
+  algo("depthwise", "depthwise");
+  conv("depthwise_split", {2, 2, 48, 48}, {4, 1, 3, 3}, false, 1, 1, 1, 2);  // weight gradient in 2 splits
+  algo("depthwise", "depthwise");
+  tconv("depthwise", {2, 4, 5, 4}, {4, 1, 3, 3}, true, 2, 1, 1, 2, 1);  // conv2d's input gradient, m = 2
+  algo("depthwise", "depthwise");
   // The fused SiLU epilogue (forward mode runs without autograd: fused; backward mode: composed).
   const auto conv_silu = [&](const std::string& variant, Shape xs, Shape ws, int64_t stride, int64_t pad, int64_t groups) {
     const int64_t c_out = ws[0];

@@ -1,6 +1,6 @@
 // Vulkan backend vs the CPU reference: transfers, elementwise ops with broadcasting and strided
-// views, reductions, matmul, softmax, autograd through Vulkan kernels, clear errors for ops
-// without a kernel, memory statistics. Skipped when no Vulkan device is present (lavapipe in CI).
+// views, reductions, matmul, softmax, autograd through Vulkan kernels, conv kernels (transposed, the
+// fused SiLU epilogue), memory statistics and errors. Skipped when no Vulkan device is present (lavapipe in CI).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "adept/adept.h"
 #ifdef ADEPT_WITH_VULKAN
 #include "adept/vulkan.h"
+#include "kernels/conv.h"
 #endif
 
 using namespace adept;
@@ -238,16 +239,24 @@ TEST_F(Vulkan, AutogradThroughVulkanKernels) {
   for (size_t i = 0; i < cpu.size(); ++i) expect_close(vk[i], cpu[i], 1e-4);
 }
 
-TEST_F(Vulkan, OpWithoutKernelRaisesNotImplemented) {
-  // conv_transpose2d runs the conv2d_backward_input family, which has no Vulkan kernel.
-  Tensor x = randn({1, 2, 4, 4}).to(kVk), w = randn({2, 3, 3, 3}).to(kVk);
-  try {
-    conv_transpose2d(x, w);
-    FAIL() << "expected NotImplementedForDevice";
-  } catch (const NotImplementedForDevice& e) {
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("conv2d"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("vulkan"), std::string::npos) << msg;
+TEST_F(Vulkan, ConvTranspose2dMatchesTheCpu) {
+  // conv_transpose2d runs the conv2d_backward_input family (implicit_gemm; depthwise for groups == C_out).
+  Tensor x = randn({1, 2, 4, 4}), w = randn({2, 3, 3, 3}), wd = randn({2, 1, 3, 3});
+  expect_close(conv_transpose2d(x.to(kVk), w.to(kVk)), conv_transpose2d(x, w), 1e-4);
+  expect_close(conv_transpose2d(x.to(kVk), wd.to(kVk), {}, 2, 1, 1, 2), conv_transpose2d(x, wd, {}, 2, 1, 1, 2), 1e-4);
+}
+
+TEST_F(Vulkan, DepthwiseConvFusedSiluEpilogueMatchesTheCpu) {
+  // The forward kernel's fused epilogue (ConvGeometry::silu, set by callers without autograd) is
+  // silu(conv + bias); stride 2, padding 1, multiplier 2.
+  ConvGeometry g{2, 3, 7, 6, 6, 3, 3, 4, 3, 2, 2, 1, 1, 1, 1, 3};
+  g.silu = true;
+  for (Dtype dt : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    Tensor x = randn({2, 3, 7, 6}).to(dt), w = randn({6, 1, 3, 3}).to(dt), b = randn({6}).to(dt);
+    Tensor y = empty({2, 6, 4, 3}, TensorOptions(dt).set_device(kVk));
+    conv2d_forward_kernel().get(kVk, "conv2d")(y, x.to(kVk), w.to(kVk), b.to(kVk), g);
+    const Tensor want = silu(conv2d(x.to(kFloat64), w.to(kFloat64), b.to(kFloat64), 2, 1, 1, 3)).to(dt);
+    expect_close(y, want, dt == kFloat16 ? 1e-2 : dt == kBFloat16 ? 5e-2 : 1e-5);
   }
 }
 

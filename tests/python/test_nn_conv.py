@@ -232,9 +232,25 @@ def test_forced_algorithm_that_cannot_run_raises(m, monkeypatch):
     assert m.nn.functional.conv2d(x, w).shape == (1, 4, 2, 2)
 
 
-def test_vulkan_tensor_raises_not_implemented(m):
+@pytest.mark.parametrize("groups,c_out,stride", [(1, 3, 1), (2, 4, 2)])  # dense; depthwise, multiplier 2
+def test_vulkan_conv2d_matches_the_cpu(m, groups, c_out, stride):
     if not m.vulkan.is_available():
         pytest.skip("no Vulkan device")
+    x, w, b = m.randn(2, 2, 7, 6), m.randn(c_out, 2 // groups, 3, 3), m.randn(c_out)
+    results = []
+    for dev in ("cpu", "vulkan"):
+        xd, wd, bd = (t.to(dev).detach().requires_grad_() for t in (x, w, b))
+        y = m.nn.functional.conv2d(xd, wd, bd, stride, 1, 1, groups)
+        (y * y).sum().backward()
+        results.append([t.detach().cpu().numpy() for t in (y, xd.grad, wd.grad, bd.grad)])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_vulkan_forced_algorithm_that_cannot_run_raises(m, monkeypatch):
+    if not m.vulkan.is_available():
+        pytest.skip("no Vulkan device")
+    monkeypatch.setenv("ADEPT_CONV_ALGO", "depthwise")
     x, w = m.randn(1, 2, 5, 5).to("vulkan"), m.randn(3, 2, 3, 3).to("vulkan")
-    with pytest.raises(NotImplementedError, match="conv2d"):
+    with pytest.raises(ValueError, match="conv2d"):
         m.nn.functional.conv2d(x, w)

@@ -86,6 +86,15 @@ RowPlan plan_rows(const Context& ctx, const char* op, int64_t rows, int64_t n) {
   return {per_thread, grid_2d(per_thread ? (rows + 255) / 256 : rows)};
 }
 
+void check_loop_budget(const Tensor& in, const char* op, int64_t steps) {
+  const uint32_t limit = context_of(in).info().loop_iteration_limit;
+  if (limit == 0 || steps <= limit / 2) return;
+  throw NotImplementedForDevice(fmt::format(
+      "{}: {} loop steps per element (input of shape [{}], {}) are not implemented for device '{}' (its driver cuts "
+      "shader loops after {} iterations)",
+      op, steps, fmt::join(in.sizes(), ", "), dtype_name(in.dtype()), in.device().str(), limit));
+}
+
 void check_index_range(const Tensor& t, const char* op) {
   int64_t span = t.storage_offset() + 1;
   for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * std::abs(t.stride(d));

@@ -77,6 +77,9 @@ struct RowPlan {
   Grid2d grid;
 };
 RowPlan plan_rows(const Context& ctx, const char* op, int64_t rows, int64_t n);
+/// Raises NotImplementedForDevice when `steps` loop iterations per invocation exceed half the driver's
+/// loop_iteration_limit (llvmpipe); `in` is the operand named in the error (with `op`).
+void check_loop_budget(const Tensor& in, const char* op, int64_t steps);
 /// Throws ValueError when a tensor is too large for 32-bit indexing in shaders.
 void check_index_range(const Tensor& t, const char* op);
 

@@ -12,17 +12,6 @@ namespace {
 
 bool float_dtype(int, Dtype d) { return is_floating_point(d); }
 
-// Raises NotImplementedForDevice when `steps` loop iterations per invocation exceed (half) the driver's
-// limit; `in` is the operand named in the error.
-void check_loop_budget(const Tensor& in, const char* op, int64_t steps) {
-  const uint32_t limit = context_of(in).info().loop_iteration_limit;
-  if (limit == 0 || steps <= limit / 2) return;
-  throw NotImplementedForDevice(fmt::format(
-      "{}: {} loop steps per element (input of shape [{}], {}) are not implemented for device '{}' (its driver cuts "
-      "shader loops after {} iterations)",
-      op, steps, fmt::join(in.sizes(), ", "), dtype_name(in.dtype()), in.device().str(), limit));
-}
-
 // The most input rows (axis 0) or columns one window reads.
 int64_t window_extent(const Pool2dGeometry& g, int axis) {
   const int64_t in = axis == 0 ? g.H : g.W, out = axis == 0 ? g.H_out : g.W_out;

@@ -36,6 +36,10 @@ void winograd_forward(const Tensor& y, const Tensor& x, const Tensor& w, const T
                       int m);
 void winograd_backward_input(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g, int m);
 
+/// out (contiguous) = the fixed-order sum over dim 0 of `partials` (splits, out.numel()), split-K partial
+/// sums in the accumulation dtype (reduce over dim 0), converted to out's dtype.
+void sum_splits(const Tensor& out, const Tensor& partials, const char* op);
+
 /// The algorithm for one call on `ctx`'s device (see dispatch.cpp for the rule and its measurements);
 /// ADEPT_CONV_ALGO overrides it where the forced algorithm can compute the call.
 ConvAlgo choose_algo(const ConvGeometry& g, ConvDir dir, Dtype dtype);

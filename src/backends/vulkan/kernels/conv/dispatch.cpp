@@ -1,8 +1,9 @@
 // Registers the Vulkan conv2d kernels and holds the rule that picks an algorithm per call.
 //
 // The rule (deterministic: it depends on the geometry and the dtype only):
+//   depthwise      every depthwise geometry (groups == C_in, C_out % C_in == 0), all three directions
 //   pointwise      1x1, stride 1, no padding (forward and input gradient)
-//   implicit_gemm  everything else, and every weight gradient but the depthwise one
+//   implicit_gemm  everything else
 // ADEPT_CONV_ALGO forces an algorithm wherever it can compute the call (else the rule's choice, or
 // ValueError for a strict call, kernels/conv.h).
 #include "backends/vulkan/kernels/conv/conv.h"
@@ -16,10 +17,13 @@ bool is_pointwise(const ConvGeometry& g) {
          g.H_out == g.H && g.W_out == g.W;
 }
 
+bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C_in && g.C_out % g.C_in == 0; }
+
 bool can_compute(ConvAlgo a, const ConvGeometry& g, ConvDir d) {
   switch (a) {
     case ConvAlgo::ImplicitGemm: return true;
     case ConvAlgo::Pointwise: return is_pointwise(g) && d != ConvDir::Weight;
+    case ConvAlgo::Depthwise: return is_depthwise(g);
     default: return false;
   }
 }
@@ -27,11 +31,13 @@ bool can_compute(ConvAlgo a, const ConvGeometry& g, ConvDir d) {
 const char* requirement(ConvAlgo a) {
   switch (a) {
     case ConvAlgo::Pointwise: return "pointwise needs a 1x1 kernel, stride 1 and no padding (forward and input gradient)";
-    default: return "Vulkan has implicit_gemm and pointwise";
+    case ConvAlgo::Depthwise: return "depthwise needs groups == C_in and C_out a multiple of C_in";
+    default: return "Vulkan has implicit_gemm, pointwise and depthwise";
   }
 }
 
 ConvAlgo rule(const ConvGeometry& g, ConvDir d) {
+  if (is_depthwise(g)) return ConvAlgo::Depthwise;
   if (can_compute(ConvAlgo::Pointwise, g, d)) return ConvAlgo::Pointwise;
   return ConvAlgo::ImplicitGemm;
 }
@@ -55,6 +61,7 @@ void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor&
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_forward(y, x, w, b, g); break;
     case ConvAlgo::Pointwise: pointwise_forward(y, x, w, b, g); break;
+    case ConvAlgo::Depthwise: depthwise_forward(y, x, w, b, g); break;
     default: no_kernel(a, "forward");
   }
 }
@@ -65,6 +72,7 @@ void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, cons
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_input(gx, gy, w, g); break;
     case ConvAlgo::Pointwise: pointwise_backward_input(gx, gy, w, g); break;
+    case ConvAlgo::Depthwise: depthwise_backward_input(gx, gy, w, g); break;
     default: no_kernel(a, "input-gradient");
   }
 }
@@ -74,6 +82,7 @@ void backward_weight_vk(const Tensor& gw, const Tensor& x, const Tensor& gy, con
   const ConvAlgo a = choose_algo(g, ConvDir::Weight, gw.dtype());
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_weight(gw, x, gy, g); break;
+    case ConvAlgo::Depthwise: depthwise_backward_weight(gw, x, gy, g); break;
     default: no_kernel(a, "weight-gradient");
   }
 }

@@ -80,16 +80,10 @@ void run(Mode mode, const Tensor& out, const Tensor& a, const Tensor& b, const T
          &push, sizeof(push), grid.x, grid.y, static_cast<uint32_t>(z));
   if (!raw) return;
 
-  // Sum the splits in order (reduce over dim 0), convert to out's dtype, then the forward's epilogue.
-  const Device dev = out.device();
-  Tensor sum = target;
-  if (splits > 1) {
-    sum = kernel_buffer({1, out.numel()}, acc_dtype, dev);
-    reduce_kernel().get(dev, op)(ReduceOp::Sum, sum, target, 1);
-  }
-  const Tensor flat = restrided(out, {1, out.numel()}, {out.numel(), 1}, out.storage_offset());
-  copy_kernel().get(dev, op)(flat, sum);
+  // Sum the splits in order, convert to out's dtype, then the forward's epilogue.
+  sum_splits(out, target, op);
   if (mode != Mode::Forward) return;
+  const Device dev = out.device();
   if (bias.defined()) {
     binary_kernel().get(dev, op)(BinaryOp::Add, out, out, restrided(bias, out.sizes(), {0, 1, 0, 0}, bias.storage_offset()));
   }
@@ -97,6 +91,17 @@ void run(Mode mode, const Tensor& out, const Tensor& a, const Tensor& b, const T
 }
 
 }  // namespace
+
+void sum_splits(const Tensor& out, const Tensor& partials, const char* op) {
+  const Device dev = out.device();
+  Tensor sum = partials;
+  if (partials.size(0) > 1) {
+    sum = kernel_buffer({1, out.numel()}, partials.dtype(), dev);
+    reduce_kernel().get(dev, op)(ReduceOp::Sum, sum, partials, 1);
+  }
+  const Tensor flat = restrided(out, {1, out.numel()}, {out.numel(), 1}, out.storage_offset());
+  copy_kernel().get(dev, op)(flat, sum);
+}
 
 void implicit_gemm_forward(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias, const ConvGeometry& g) {
   run(Mode::Forward, y, w, x, bias, g);
