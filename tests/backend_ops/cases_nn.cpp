@@ -81,6 +81,8 @@ void linear_conv(std::vector<Case>& out) {
   // Each algorithm forced (ADEPT_CONV_ALGO) on a shape it serves: Vulkan's, and the CPU's in the same case.
   const auto algo = [&](const std::string& vulkan, const std::string& cpu) {
     out.back().with_env("ADEPT_CONV_ALGO", vulkan, DeviceType::Vulkan).with_env("ADEPT_CONV_ALGO", cpu, DeviceType::CPU);
+    // F(4x4, 3x3)'s transforms (entries up to 8 and 1/24) round a few bits more than direct sums.
+    if (vulkan == "winograd_f4") out.back().with_device_tol(10);
   };
   conv("implicit_gemm_tiles", {2, 20, 12, 12}, {70, 20, 3, 3}, true, 1, 1, 1, 1);  // 2 row tiles, 5 column tiles
   algo("implicit_gemm", "im2col");
@@ -92,6 +94,30 @@ void linear_conv(std::vector<Case>& out) {
   algo("pointwise", "im2col");
   tconv("implicit_gemm_strided", {2, 4, 4, 3}, {4, 3, 3, 3}, true, 2, 1, 1, 1, 1);
   algo("implicit_gemm", "reference");
+  // Winograd F(2x2) / F(4x4): output sizes that are no multiples of m (partial tiles), paddings 0..2.
+  conv("winograd", {2, 4, 6, 6}, {5, 4, 3, 3}, true, 1, 1, 1, 1);
+  algo("winograd", "winograd");
+  conv("winograd_f4_partial", {2, 3, 7, 9}, {4, 3, 3, 3}, true, 1, 1, 1, 1);  // 7x9 out: 2x3 tiles of 4
+  algo("winograd_f4", "winograd");
+  conv("winograd_pad0", {1, 3, 8, 7}, {4, 3, 3, 3}, false, 1, 0, 1, 1);
+  algo("winograd", "winograd");
+  conv("winograd_f4_pad0", {1, 3, 8, 7}, {4, 3, 3, 3}, false, 1, 0, 1, 1);
+  algo("winograd_f4", "winograd");
+  conv("winograd_pad2", {1, 2, 5, 6}, {3, 2, 3, 3}, true, 1, 2, 1, 1);
+  algo("winograd", "winograd");
+  conv("winograd_f4_pad2", {1, 2, 5, 6}, {3, 2, 3, 3}, true, 1, 2, 1, 1);
+  algo("winograd_f4", "winograd");
+  conv("winograd_groups", {2, 4, 5, 7}, {6, 2, 3, 3}, true, 1, 1, 1, 2);
+  algo("winograd", "winograd");
+  conv("winograd_f4_groups", {2, 4, 5, 7}, {6, 2, 3, 3}, true, 1, 1, 1, 2);
+  algo("winograd_f4", "winograd");
+  conv("winograd_f4_empty_batch", {0, 3, 5, 5}, {2, 3, 3, 3}, true, 1, 1, 1, 1);
+  out.back().no_gradcheck();
+  algo("winograd_f4", "winograd");
+  tconv("winograd", {2, 3, 5, 4}, {3, 4, 3, 3}, true, 1, 1, 0, 1, 1);  // forward = the input-gradient kernel
+  algo("winograd", "winograd");
+  tconv("winograd_f4_groups", {1, 4, 6, 5}, {4, 3, 3, 3}, false, 1, 0, 0, 2, 1);
+  algo("winograd_f4", "winograd");
 }
 
 void pooling(std::vector<Case>& out) {

@@ -16,10 +16,18 @@ bool is_pointwise(const ConvGeometry& g) {
          g.H_out == g.H && g.W_out == g.W;
 }
 
+// Winograd: 3x3, stride 1, dilation 1 (forward; input gradient with pad <= 2, its padding being 2 - pad).
+bool is_winograd(const ConvGeometry& g, ConvDir d) {
+  const bool shape = g.kH == 3 && g.kW == 3 && g.stride_h == 1 && g.stride_w == 1 && g.dil_h == 1 && g.dil_w == 1;
+  return shape && (d == ConvDir::Forward || (d == ConvDir::Input && g.pad_h <= 2 && g.pad_w <= 2));
+}
+
 bool can_compute(ConvAlgo a, const ConvGeometry& g, ConvDir d) {
   switch (a) {
     case ConvAlgo::ImplicitGemm: return true;
     case ConvAlgo::Pointwise: return is_pointwise(g) && d != ConvDir::Weight;
+    case ConvAlgo::Winograd:
+    case ConvAlgo::WinogradF4: return is_winograd(g, d);
     default: return false;
   }
 }
@@ -27,7 +35,10 @@ bool can_compute(ConvAlgo a, const ConvGeometry& g, ConvDir d) {
 const char* requirement(ConvAlgo a) {
   switch (a) {
     case ConvAlgo::Pointwise: return "pointwise needs a 1x1 kernel, stride 1 and no padding (forward and input gradient)";
-    default: return "Vulkan has implicit_gemm and pointwise";
+    case ConvAlgo::Winograd:
+    case ConvAlgo::WinogradF4:
+      return "winograd needs a 3x3 kernel, stride 1 and dilation 1 (forward; input gradient with padding <= 2)";
+    default: return "Vulkan has implicit_gemm, pointwise, winograd and winograd_f4";
   }
 }
 
@@ -55,6 +66,8 @@ void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor&
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_forward(y, x, w, b, g); break;
     case ConvAlgo::Pointwise: pointwise_forward(y, x, w, b, g); break;
+    case ConvAlgo::Winograd: winograd_forward(y, x, w, b, g, 2); break;
+    case ConvAlgo::WinogradF4: winograd_forward(y, x, w, b, g, 4); break;
     default: no_kernel(a, "forward");
   }
 }
@@ -65,6 +78,8 @@ void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, cons
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_input(gx, gy, w, g); break;
     case ConvAlgo::Pointwise: pointwise_backward_input(gx, gy, w, g); break;
+    case ConvAlgo::Winograd: winograd_backward_input(gx, gy, w, g, 2); break;
+    case ConvAlgo::WinogradF4: winograd_backward_input(gx, gy, w, g, 4); break;
     default: no_kernel(a, "input-gradient");
   }
 }
