@@ -1,5 +1,7 @@
 // Cases of include/adept/nn/functional/*.h: activations, linear, conv2d / conv_transpose2d,
 // pooling, normalization, interpolate, dropout and the losses.
+#include <array>
+
 #include "harness.h"
 
 namespace adept::backend_ops {
@@ -67,6 +69,16 @@ void linear_conv(std::vector<Case>& out) {
   add(out, "conv2d", "perf", {in({2, 3, 8, 8}), in({4, 3, 3, 3})},
       [](const Tensors& x) { return one(F::conv2d(x[0], x[1], {}, 1, 1)); });
   out.back().perf({{8, 64, 56, 56}, {64, 64, 3, 3}}).with_flops([](const std::vector<Shape>& s) { return conv_flops(s, 1, 1); });
+  // Perf only (tiny test shapes): YOLO11n-like 3x3 stride-1 convolutions, batch x channels x side, which
+  // the Vulkan rule's Winograd thresholds were measured on (see backends/vulkan/kernels/conv/dispatch.cpp).
+  for (const auto& [n, c, side] : std::vector<std::array<int64_t, 3>>{
+           {2, 16, 80}, {2, 16, 20}, {2, 32, 80}, {2, 64, 40}, {8, 64, 80}, {2, 64, 20}, {4, 128, 40}, {2, 128, 20},
+           {2, 256, 20}, {8, 256, 20}}) {
+    add(out, "conv2d", fmt::format("perf_3x3_b{}_c{}_{}", n, c, side), {in({1, 2, 4, 4}), in({2, 2, 3, 3}), in({2})},
+        [](const Tensors& x) { return one(F::conv2d(x[0], x[1], x[2], 1, 1)); });
+    out.back().no_grad().no_gradcheck().perf({{n, c, side, side}, {c, c, 3, 3}, {c}}).with_flops(
+        [](const std::vector<Shape>& s) { return conv_flops(s, 1, 1); });
+  }
   const auto tconv = [&](const std::string& variant, Shape xs, Shape ws, bool bias, int64_t stride, int64_t pad,
                          int64_t out_pad, int64_t groups, int64_t dilation) {
     std::vector<Input> inputs = {in(std::move(xs)), in(std::move(ws))};
@@ -114,6 +126,7 @@ void linear_conv(std::vector<Case>& out) {
   conv("winograd_f4_empty_batch", {0, 3, 5, 5}, {2, 3, 3, 3}, true, 1, 1, 1, 1);
   out.back().no_gradcheck();
   algo("winograd_f4", "winograd");
+  conv("winograd_by_rule", {1, 16, 6, 5}, {16, 16, 3, 3}, true, 1, 1, 1, 1);  // Vulkan's rule: >= 16 channels
   tconv("winograd", {2, 3, 5, 4}, {3, 4, 3, 3}, true, 1, 1, 0, 1, 1);  // forward = the input-gradient kernel
   algo("winograd", "winograd");
   tconv("winograd_f4_groups", {1, 4, 6, 5}, {4, 3, 3, 3}, false, 1, 0, 0, 2, 1);
