@@ -70,7 +70,8 @@ void run(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias, 
     const int64_t nb = std::min(chunk, g.N - n0), P = nb * tiles;
     const Tensor V = kernel_buffer({E, g.C_in, P}, acc, dev), M = kernel_buffer({E, g.C_out, P}, acc, dev);
     for (const Tensor* t : {&V, &M}) check_index_range(*t, op);
-    transform(pl, Mode::Input, V, x, Tensor(), V.storage_offset(), x.storage_offset() + n0 * g.C_in * g.H * g.W, g.C_in * P, P, 0, op);
+    transform(pl, Mode::Input, V, x, Tensor(), V.storage_offset(), x.storage_offset() + n0 * g.C_in * g.H * g.W,
+              g.C_in * P, P, 0, op);
     // (E * groups) GEMMs (cog x cig) @ (cig x P), in dispatches of at most 65535 products.
     const int64_t B = E * g.groups;
     const Tensor Ub = restrided(U, {B, cog, cig}, {cog * cig, cig, 1}, U.storage_offset());
@@ -80,8 +81,8 @@ void run(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias, 
       const int64_t len = std::min<int64_t>(65535, B - b0);
       bmm_kernel().get(dev, op)(narrow_view(Mb, 0, b0, len), narrow_view(Ub, 0, b0, len), narrow_view(Vb, 0, b0, len));
     }
-    transform(pl, Mode::Output, y, M, bias, y.storage_offset() + n0 * g.C_out * g.H_out * g.W_out, M.storage_offset(), g.C_out * P, P,
-              flags, op);
+    transform(pl, Mode::Output, y, M, bias, y.storage_offset() + n0 * g.C_out * g.H_out * g.W_out,
+              M.storage_offset(), g.C_out * P, P, flags, op);
   }
 }
 
