@@ -1,5 +1,7 @@
 // Cases of include/adept/nn/functional/*.h: activations, linear, conv2d / conv_transpose2d,
 // pooling, normalization, interpolate, dropout and the losses.
+#include <array>
+
 #include "harness.h"
 
 namespace adept::backend_ops {
@@ -67,6 +69,16 @@ void linear_conv(std::vector<Case>& out) {
   add(out, "conv2d", "perf", {in({2, 3, 8, 8}), in({4, 3, 3, 3})},
       [](const Tensors& x) { return one(F::conv2d(x[0], x[1], {}, 1, 1)); });
   out.back().perf({{8, 64, 56, 56}, {64, 64, 3, 3}}).with_flops([](const std::vector<Shape>& s) { return conv_flops(s, 1, 1); });
+  // Perf only (tiny test shapes): YOLO11n-like 3x3 stride-1 convolutions, batch x channels x side, which
+  // the Vulkan rule's Winograd thresholds were measured on (see backends/vulkan/kernels/conv/dispatch.cpp).
+  for (const auto& [n, c, side] : std::vector<std::array<int64_t, 3>>{
+           {2, 16, 80}, {2, 16, 20}, {2, 32, 80}, {2, 64, 40}, {8, 64, 80}, {2, 64, 20}, {4, 128, 40}, {2, 128, 20},
+           {2, 256, 20}, {8, 256, 20}}) {
+    add(out, "conv2d", fmt::format("perf_3x3_b{}_c{}_{}", n, c, side), {in({1, 2, 4, 4}), in({2, 2, 3, 3}), in({2})},
+        [](const Tensors& x) { return one(F::conv2d(x[0], x[1], x[2], 1, 1)); });
+    out.back().no_grad().no_gradcheck().perf({{n, c, side, side}, {c, c, 3, 3}, {c}}).with_flops(
+        [](const std::vector<Shape>& s) { return conv_flops(s, 1, 1); });
+  }
   const auto tconv = [&](const std::string& variant, Shape xs, Shape ws, bool bias, int64_t stride, int64_t pad,
                          int64_t out_pad, int64_t groups, int64_t dilation) {
     std::vector<Input> inputs = {in(std::move(xs)), in(std::move(ws))};
@@ -81,6 +93,8 @@ void linear_conv(std::vector<Case>& out) {
   // Each algorithm forced (ADEPT_CONV_ALGO) on a shape it serves: Vulkan's, and the CPU's in the same case.
   const auto algo = [&](const std::string& vulkan, const std::string& cpu) {
     out.back().with_env("ADEPT_CONV_ALGO", vulkan, DeviceType::Vulkan).with_env("ADEPT_CONV_ALGO", cpu, DeviceType::CPU);
+    // F(4x4, 3x3)'s transforms (entries up to 8 and 1/24) round a few bits more than direct sums.
+    if (vulkan == "winograd_f4") out.back().with_device_tol(10);
   };
   conv("implicit_gemm_tiles", {2, 20, 12, 12}, {70, 20, 3, 3}, true, 1, 1, 1, 1);  // 2 row tiles, 5 column tiles
   algo("implicit_gemm", "im2col");
@@ -117,6 +131,31 @@ void linear_conv(std::vector<Case>& out) {
   conv_silu("silu_epilogue_split_k", {2, 4, 32, 32}, {8, 4, 3, 3}, 1, 1, 1);
   conv_silu("silu_epilogue_pointwise", {2, 6, 5, 7}, {4, 3, 1, 1}, 1, 0, 2);
   conv_silu("silu_epilogue_depthwise", {2, 4, 7, 6}, {8, 1, 3, 3}, 2, 1, 4);
+  // Winograd F(2x2) / F(4x4): output sizes that are no multiples of m (partial tiles), paddings 0..2.
+  conv("winograd", {2, 4, 6, 6}, {5, 4, 3, 3}, true, 1, 1, 1, 1);
+  algo("winograd", "winograd");
+  conv("winograd_f4_partial", {2, 3, 7, 9}, {4, 3, 3, 3}, true, 1, 1, 1, 1);  // 7x9 out: 2x3 tiles of 4
+  algo("winograd_f4", "winograd");
+  conv("winograd_pad0", {1, 3, 8, 7}, {4, 3, 3, 3}, false, 1, 0, 1, 1);
+  algo("winograd", "winograd");
+  conv("winograd_f4_pad0", {1, 3, 8, 7}, {4, 3, 3, 3}, false, 1, 0, 1, 1);
+  algo("winograd_f4", "winograd");
+  conv("winograd_pad2", {1, 2, 5, 6}, {3, 2, 3, 3}, true, 1, 2, 1, 1);
+  algo("winograd", "winograd");
+  conv("winograd_f4_pad2", {1, 2, 5, 6}, {3, 2, 3, 3}, true, 1, 2, 1, 1);
+  algo("winograd_f4", "winograd");
+  conv("winograd_groups", {2, 4, 5, 7}, {6, 2, 3, 3}, true, 1, 1, 1, 2);
+  algo("winograd", "winograd");
+  conv("winograd_f4_groups", {2, 4, 5, 7}, {6, 2, 3, 3}, true, 1, 1, 1, 2);
+  algo("winograd_f4", "winograd");
+  conv("winograd_f4_empty_batch", {0, 3, 5, 5}, {2, 3, 3, 3}, true, 1, 1, 1, 1);
+  out.back().no_gradcheck();
+  algo("winograd_f4", "winograd");
+  conv("winograd_by_rule", {1, 16, 6, 5}, {16, 16, 3, 3}, true, 1, 1, 1, 1);  // Vulkan's rule: >= 16 channels
+  tconv("winograd", {2, 3, 5, 4}, {3, 4, 3, 3}, true, 1, 1, 0, 1, 1);  // forward = the input-gradient kernel
+  algo("winograd", "winograd");
+  tconv("winograd_f4_groups", {1, 4, 6, 5}, {4, 3, 3, 3}, false, 1, 0, 0, 2, 1);
+  algo("winograd_f4", "winograd");
 }
 
 void pooling(std::vector<Case>& out) {

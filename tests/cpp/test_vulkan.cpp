@@ -260,6 +260,26 @@ TEST_F(Vulkan, DepthwiseConvFusedSiluEpilogueMatchesTheCpu) {
   }
 }
 
+// The conv2d forward kernels' fused SiLU epilogue (ConvGeometry::silu, no op sets it yet) against the CPU's,
+// for each Vulkan algorithm that computes a 3x3 stride-1 convolution, float32 and bfloat16.
+TEST_F(Vulkan, ConvForwardFusedSiluMatchesCpu) {
+  ConvGeometry g{2, 4, 6, 7, 6, 3, 3, 6, 7, 1, 1, 1, 1, 1, 1, 2};
+  g.silu = true;
+  Tensor x = randn({2, 4, 6, 7}), w = randn({6, 2, 3, 3}), b = randn({6});
+  Tensor want = zeros({2, 6, 6, 7});
+  conv2d_forward_kernel().get(Device("cpu"), "conv2d")(want, x, w, b, g);
+  for (const char* algo : {"implicit_gemm", "winograd", "winograd_f4"}) {
+    setenv("ADEPT_CONV_ALGO", algo, 1);
+    for (Dtype dt : {kFloat32, kBFloat16}) {
+      Tensor y = zeros({2, 6, 6, 7}).to(dt).to(kVk);
+      conv2d_forward_kernel().get(kVk, "conv2d")(y, x.to(dt).to(kVk), w.to(dt).to(kVk), b.to(dt).to(kVk), g);
+      SCOPED_TRACE(algo);
+      expect_close(y.to(kFloat32), want, dt == kFloat32 ? 1e-4 : 0.1);
+    }
+  }
+  unsetenv("ADEPT_CONV_ALGO");
+}
+
 TEST_F(Vulkan, AllocatorReusesFreedMemoryAndReportsStats) {
   vulkan_synchronize();
   auto before = vulkan_memory_stats();
