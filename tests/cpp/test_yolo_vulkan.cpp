@@ -84,8 +84,10 @@ TEST_F(YoloVulkan, AssignerMatchesCpu) {
                            .reshape({B, 3, 4});
   const Tensor mask = tensor(std::vector<int64_t>{1, 1, 0, 0, 0, 0}).reshape({B, 3}) > 0;
   const Assignment c = task_aligned_assign(scores, pred_boxes, anchors, labels, boxes, mask);
+  const uint64_t downloads = vulkan_download_count();
   const Assignment v = task_aligned_assign(scores.to(kVk), pred_boxes.to(kVk), anchors.to(kVk), labels.to(kVk),
                                            boxes.to(kVk), mask.to(kVk));
+  EXPECT_EQ(vulkan_download_count(), downloads + 1);  // only the label check's flag
   ASSERT_GT(c.fg_mask.sum().item<int64_t>(), 10);
   EXPECT_TRUE(equal(v.fg_mask.cpu(), c.fg_mask));
   EXPECT_TRUE(equal(v.target_gt_idx.cpu(), c.target_gt_idx));
@@ -105,13 +107,21 @@ TEST_F(YoloVulkan, TrainStepAndDetectionsMatchCpu) {
   // ---- train mode: maps, loss, items, gradients, BatchNorm buffers ----
   cpu.train();
   vk.train();
-  const std::vector<Tensor> maps_c = cpu.forward_maps(x), maps_v = vk.forward_maps(x.to(kVk));
+  const DetectionLoss crit(cpu);
+  const std::vector<Tensor> maps_c = cpu.forward_maps(x);
+  auto [loss_c, items_c] = crit(maps_c, targets());
+  loss_c.backward();
+  // The same on the device; nothing is read back from the forward through the loss to the end of
+  // backward.
+  const Tensor x_vk = x.to(kVk);
+  const uint64_t downloads = vulkan_download_count();
+  const std::vector<Tensor> maps_v = vk.forward_maps(x_vk);
+  auto [loss_v, items_v] = crit(maps_v, targets());
+  loss_v.backward();
+  EXPECT_EQ(vulkan_download_count(), downloads);
+
   ASSERT_EQ(maps_c.size(), maps_v.size());
   for (size_t i = 0; i < maps_c.size(); ++i) EXPECT_LT(rel_error(maps_v[i], maps_c[i]), kRel) << "map " << i;
-
-  const DetectionLoss crit(cpu);
-  auto [loss_c, items_c] = crit(maps_c, targets());
-  auto [loss_v, items_v] = crit(maps_v, targets());
   ASSERT_TRUE(loss_v.device() == kVk && items_v.device() == kVk);
   // Box and DFL terms are nonzero only with positives: the assigner found some in image 0.
   ASSERT_GT(items_c.select(0, 0).item<double>(), 0.0);
@@ -119,9 +129,6 @@ TEST_F(YoloVulkan, TrainStepAndDetectionsMatchCpu) {
   EXPECT_LT(rel_error(loss_v, loss_c), kRel);
   for (int64_t i = 0; i < 3; ++i)
     EXPECT_LT(rel_error(items_v.select(0, i), items_c.select(0, i)), kRel) << "item " << i;
-
-  loss_c.backward();
-  loss_v.backward();
   const auto params_c = cpu.named_parameters(), params_v = vk.named_parameters();
   ASSERT_EQ(params_c.size(), params_v.size());
   double global = 0;
@@ -149,7 +156,10 @@ TEST_F(YoloVulkan, TrainStepAndDetectionsMatchCpu) {
   // ---- eval mode: decoded predictions and NMS ----
   cpu.eval();
   vk.eval();
-  const Tensor pred_c = cpu.forward(x), pred_v = vk.forward(x.to(kVk));
+  const Tensor pred_c = cpu.forward(x);
+  const uint64_t eval_downloads = vulkan_download_count();
+  const Tensor pred_v = vk.forward(x_vk);
+  EXPECT_EQ(vulkan_download_count(), eval_downloads);
   EXPECT_LT(rel_error(pred_v.narrow(1, 0, 4), pred_c.narrow(1, 0, 4)), kRel);  // xywh pixels
   EXPECT_LT(rel_error(pred_v.narrow(1, 4, 3), pred_c.narrow(1, 4, 3)), kRel);  // class scores
   NmsOptions o;
