@@ -102,12 +102,13 @@ Assignment task_aligned_assign(const Tensor& pred_scores, const Tensor& pred_bbo
               B, shape_str(gt_labels.sizes()), shape_str(gt_bboxes.sizes()), shape_str(mask_gt.sizes()));
   ADEPT_CHECK(topk >= 1, ValueError, "task_aligned_assign: topk must be >= 1, got {}", topk);
   {
-    // IndexError for a real row's label outside [0, nc): one scalar read back (DetectionLoss checks
+    // IndexError for a label of a row mask_gt keeps outside [0, nc): one flag read back (DetectionLoss checks
     // its targets on the host and calls assign_unchecked).
     NoGradGuard ng;
-    const Tensor bad = mask_gt.to(kBool) & ((gt_labels < 0) | (gt_labels >= nc));
+    const Tensor labels = gt_labels.to(pred_scores.device(), kInt64);
+    const Tensor bad = mask_gt.to(pred_scores.device(), kBool) & ((labels < 0) | (labels >= nc));
     if (any(bad).item<bool>()) {
-      const int64_t label = masked_select(gt_labels, bad).flatten().select(0, 0).item<int64_t>();
+      const int64_t label = masked_select(labels, bad).select(0, 0).item<int64_t>();
       throw IndexError(fmt::format("task_aligned_assign: class {} outside [0, {})", label, nc));
     }
   }
