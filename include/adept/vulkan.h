@@ -46,6 +46,10 @@ void vulkan_synchronize(int index = -1);
 /// Validation-layer errors reported so far (ADEPT_VK_VALIDATION=1); tests require 0.
 uint64_t vulkan_validation_error_count();
 
+/// Device-to-host copies from `vulkan:index` (-1 = default) so far: .cpu(), item(), and ops that read
+/// back a count or an index bound. Each waits for all queued work; a training step should do few.
+uint64_t vulkan_download_count(int index = -1);
+
 /// Allocator statistics in bytes: `allocated` by live tensors, `reserved` from the driver, `peak` allocated.
 struct VulkanMemoryStats {
   uint64_t allocated = 0, reserved = 0, peak = 0;

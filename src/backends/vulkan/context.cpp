@@ -302,6 +302,8 @@ void vulkan_set_per_process_memory_fraction(double fraction, int index) {
   ctx.allocator().set_limit(fraction >= 1 ? 0 : std::max<uint64_t>(bytes, 1));
 }
 
+uint64_t vulkan_download_count(int index) { return vk::Context::get(index).downloads().load(); }
+
 VulkanMemoryStats vulkan_memory_stats(int index) { return vk::Context::get(index).allocator().stats(); }
 
 void vulkan_empty_cache(int index) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,6 +47,8 @@ class Context {
   std::mutex& mutex() { return mu_; }
   /// The op of the stream's most recent dispatch or copy ("" before any).
   const char* last_op() const;
+  /// Device-to-host copies so far (vulkan_download_count).
+  std::atomic<uint64_t>& downloads() { return downloads_; }
 
  private:
   explicit Context(int index);
@@ -61,6 +64,7 @@ class Context {
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<PipelineCache> pipelines_;
   std::mutex mu_;
+  std::atomic<uint64_t> downloads_{0};
 };
 
 /// The shared VkInstance (with validation layers when ADEPT_VK_VALIDATION=1).

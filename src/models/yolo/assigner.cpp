@@ -1,35 +1,85 @@
 // The task-aligned assigner of the YOLO11 detection loss (include/adept/models/yolo/loss.h, sheet 4.2).
-// Per image: candidates, CIoU and alignment metric for all (gt, anchor) pairs with tensor ops in the
-// predictions' dtype, then top-k, conflict resolution and score normalisation on the host.
+// All images at once on the predictions' device and dtype, with tensor ops over (B, M, A) = (images,
+// gt rows, anchors): candidates, CIoU and alignment metric, top-k, conflict resolution and score
+// normalisation; nothing is read back to the host.
 #include <algorithm>
-#include <cmath>
-#include <numeric>
 
 #include "adept/autograd.h"
 #include "adept/models/yolo/loss.h"
 #include "adept/ops.h"
+#include "models/yolo/assigner.h"
 #include "models/yolo/box_ops.h"
 #include "ops/helpers.h"
 
 namespace adept::models::yolo {
 
 namespace {
-
-std::vector<double> host_doubles(const Tensor& t) {
-  Tensor c = t.detach().to(kCPU, kFloat64).contiguous();
-  const double* p = c.data_ptr<double>();
-  return std::vector<double>(p, p + c.numel());
-}
-
-std::vector<int64_t> host_int64(const Tensor& t) {
-  Tensor c = t.detach().to(kCPU, kInt64).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  return std::vector<int64_t>(p, p + c.numel());
-}
-
 constexpr double kEps = 1e-9;
-
 }  // namespace
+
+Assignment assign_unchecked(const Tensor& pred_scores, const Tensor& pred_bboxes, const Tensor& anchor_points,
+                            const Tensor& gt_labels, const Tensor& gt_bboxes, const Tensor& mask_gt, int64_t topk,
+                            double alpha, double beta) {
+  NoGradGuard ng;
+  const int64_t B = pred_scores.size(0), A = pred_scores.size(1), nc = pred_scores.size(2), M = gt_labels.size(1);
+  const Dtype dtype = pred_scores.dtype();
+  const Device device = pred_scores.device();
+  const TensorOptions opts = TensorOptions(dtype).set_device(device);
+  const TensorOptions iopts = TensorOptions(kInt64).set_device(device);
+  Assignment out;
+  if (B * M * A == 0) {  // no gts (or anchors): every anchor negative
+    out.fg_mask = zeros({B, A}, TensorOptions(kBool).set_device(device));
+    out.target_gt_idx = full({B, A}, -1, iopts);
+    out.target_bboxes = zeros({B, A, 4}, opts);
+    out.target_scores = zeros({B, A, nc}, opts);
+    return out;
+  }
+  const Tensor labels = gt_labels.to(device, kInt64);                                  // (B, M)
+  const Tensor gt_raw = gt_bboxes.to(device);
+  const Tensor boxes = gt_raw.to(dtype).unsqueeze(2);                                  // (B, M, 1, 4)
+  const Tensor real = mask_gt.to(device, kBool) & (gt_raw.sum({-1}) > 0);              // (B, M)
+  const Tensor anchors = anchor_points.to(device, dtype);                              // (A, 2)
+  // Candidates (B, M, A): min(ax - x1, ay - y1, x2 - ax, y2 - ay) > eps, for real gts.
+  const Tensor sides = cat({anchors - boxes.narrow(3, 0, 2), boxes.narrow(3, 2, 2) - anchors}, -1);
+  const Tensor cand = (amin(sides, {-1}) > kEps) & real.unsqueeze(2);
+  const Tensor iou = where(cand, clamp(bbox_ciou(boxes, pred_bboxes.unsqueeze(1)), 0.0, std::nullopt), 0.0);
+  // Each gt's class score at every anchor, (B, M, nc) one-hot x (B, nc, A): one nonzero product per
+  // sum, so exactly the score (labels of padding rows clamped into range; they are not candidates).
+  const Tensor onehot = eq(clamp(labels, 0, nc - 1).unsqueeze(-1), arange(nc, iopts)).to(dtype);
+  const Tensor s = bmm(onehot, pred_scores.transpose(1, 2));
+  const Tensor t = where(cand, pow(s, alpha) * pow(iou, beta), 0.0);  // (B, M, A)
+
+  // Top-k per gt by t, ties to the lower anchor index, kept where they are candidates: above the
+  // k-th value, or equal to it and among the first (k - #above) such anchors.
+  const int64_t k = std::min(topk, A);
+  const Tensor kth = std::get<0>(adept::topk(t, k, -1)).narrow(-1, k - 1, 1);  // (B, M, 1)
+  const Tensor above = t > kth, tie = (t == kth).to(kInt64);
+  const Tensor tie_rank = cumsum(tie, -1) - tie;  // earlier ties in the row
+  const Tensor room = k - sum(above, {-1}, true, kInt64);
+  const Tensor pos = (above | ((tie > 0) & (tie_rank < room))) & cand;
+
+  // One gt per anchor. Positive for one gt: that gt. Positive for several: the real gt of largest
+  // CIoU (first on ties), as Ultralytics' select_highest_overlaps does; it may be a gt whose top-k
+  // did not include the anchor.
+  const Tensor npos = sum(pos, {1}, false, kInt64);  // (B, A)
+  const Tensor first = argmax(pos.to(dtype), 1);
+  const Tensor best = argmax(where(real.unsqueeze(2), iou, -1.0), 1);
+  const Tensor owner = where(npos > 1, best, first);                             // (B, A)
+  const Tensor fg = npos > 0;
+  const Tensor mine = eq(arange(M, iopts).view({1, M, 1}), owner.unsqueeze(1)) & fg.unsqueeze(1);  // (B, M, A)
+
+  // Normalised alignment: t * max_pos CIoU / (max_pos t + eps) per gt over its final positives.
+  const Tensor t_mine = where(mine, t, 0.0);
+  const Tensor max_t = amax(t_mine, {2}, true), max_iou = amax(where(mine, iou, 0.0), {2}, true);
+  const Tensor score = (t_mine * max_iou / (max_t + kEps)).sum({1});                 // (B, A)
+  const Tensor label = where(mine, labels.unsqueeze(2), 0).sum({1});                 // (B, A)
+  out.fg_mask = fg;
+  out.target_gt_idx = where(fg, owner, -1);
+  // (B, A, M) x (B, M, 4): the owner's box (one nonzero product per sum), zeros for negatives.
+  out.target_bboxes = bmm(mine.to(dtype).transpose(1, 2), boxes.squeeze(2));
+  out.target_scores = where(eq(label.unsqueeze(-1), arange(nc, iopts)), score.unsqueeze(-1), 0.0);
+  return out;
+}
 
 Assignment task_aligned_assign(const Tensor& pred_scores, const Tensor& pred_bboxes, const Tensor& anchor_points,
                                const Tensor& gt_labels, const Tensor& gt_bboxes, const Tensor& mask_gt, int64_t topk,
@@ -42,7 +92,7 @@ Assignment task_aligned_assign(const Tensor& pred_scores, const Tensor& pred_bbo
               "task_aligned_assign: expected pred_scores (B, A, nc), pred_bboxes (B, A, 4), anchor_points (A, 2), got "
               "{}, {}, {}",
               shape_str(pred_scores.sizes()), shape_str(pred_bboxes.sizes()), shape_str(anchor_points.sizes()));
-  const int64_t B = pred_scores.size(0), A = pred_scores.size(1), nc = pred_scores.size(2);
+  const int64_t B = pred_scores.size(0), nc = pred_scores.size(2);
   ADEPT_CHECK(gt_labels.dim() == 2 && gt_labels.size(0) == B && gt_bboxes.dim() == 3 && gt_bboxes.size(0) == B &&
                   gt_bboxes.size(2) == 4 && gt_bboxes.size(1) == gt_labels.size(1) &&
                   mask_gt.sizes() == gt_labels.sizes(),
@@ -51,98 +101,18 @@ Assignment task_aligned_assign(const Tensor& pred_scores, const Tensor& pred_bbo
               "{}, {}, {}",
               B, shape_str(gt_labels.sizes()), shape_str(gt_bboxes.sizes()), shape_str(mask_gt.sizes()));
   ADEPT_CHECK(topk >= 1, ValueError, "task_aligned_assign: topk must be >= 1, got {}", topk);
-  NoGradGuard ng;
-  const Dtype dtype = pred_scores.dtype();
-  const Device device = pred_scores.device();
-  const int64_t M = gt_labels.size(1);
-  const std::vector<int64_t> labels = host_int64(gt_labels);
-  const std::vector<double> boxes = host_doubles(gt_bboxes);
-  const std::vector<int64_t> valid = host_int64(mask_gt);
-  for (int64_t i = 0; i < B * M; ++i) {
-    ADEPT_CHECK(!valid[i] || (labels[i] >= 0 && labels[i] < nc), IndexError,
-                "task_aligned_assign: class {} outside [0, {})", labels[i], nc);
-  }
-
-  std::vector<uint8_t> fg(B * A, 0);
-  std::vector<int64_t> gt_idx(B * A, -1);
-  std::vector<double> tboxes(B * A * 4, 0.0), tscores(B * A * nc, 0.0);
-  const Tensor anchors = anchor_points.to(dtype);
-  for (int64_t b = 0; b < B; ++b) {
-    std::vector<int64_t> gts;  // the image's real gts
-    for (int64_t g = 0; g < M; ++g) {
-      const double* bx = &boxes[(b * M + g) * 4];
-      if (valid[b * M + g] && bx[0] + bx[1] + bx[2] + bx[3] > 0) gts.push_back(g);
-    }
-    const int64_t G = static_cast<int64_t>(gts.size());
-    if (G == 0) continue;
-    const Tensor gidx = tensor(gts).to(gt_bboxes.device());
-    const Tensor gb = index_select(gt_bboxes.select(0, b), 0, gidx).to(device, dtype);  // (G, 4)
-    const Tensor gl = index_select(gt_labels.select(0, b), 0, gidx).to(device, kInt64);  // (G)
-    // Candidates: min(ax - x1, ay - y1, x2 - ax, y2 - ay) > eps.
-    const Tensor raw = cat({anchors.unsqueeze(0) - gb.unsqueeze(1).narrow(2, 0, 2),
-                            gb.unsqueeze(1).narrow(2, 2, 2) - anchors.unsqueeze(0)}, -1);  // (G, A, 4)
-    const Tensor inbox = amin(raw, {-1}) > kEps;                                             // (G, A)
-    const Tensor iou = clamp(bbox_ciou(gb.unsqueeze(1), pred_bboxes.select(0, b).unsqueeze(0)), 0.0, std::nullopt);
-    const Tensor iou_c = where(inbox, iou, 0.0);
-    const Tensor s = index_select(pred_scores.select(0, b), 1, gl).transpose(0, 1);  // (G, A)
-    const Tensor t_c = where(inbox, pow(s, alpha) * pow(iou_c, beta), 0.0);
-    const std::vector<double> t = host_doubles(t_c), ov = host_doubles(iou_c);
-    const std::vector<int64_t> cand = host_int64(inbox);
-
-    // Top-k per gt (ties broken by the lower anchor index), kept where they are candidates.
-    std::vector<uint8_t> pos(G * A, 0);
-    std::vector<int64_t> order(A);
-    const int64_t k = std::min(topk, A);
-    for (int64_t g = 0; g < G; ++g) {
-      std::iota(order.begin(), order.end(), 0);
-      const double* tg = &t[g * A];
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                        [&](int64_t i, int64_t j) { return tg[i] > tg[j] || (tg[i] == tg[j] && i < j); });
-      for (int64_t r = 0; r < k; ++r) {
-        if (cand[g * A + order[r]]) pos[g * A + order[r]] = 1;
-      }
-    }
-    // One gt per anchor. Positive for one gt: that gt. Positive for several: the gt of largest
-    // CIoU among all gts whose box holds the anchor (first on ties), as Ultralytics'
-    // select_highest_overlaps does; it may be a gt whose top-k did not include the anchor.
-    std::vector<int64_t> owner(A, -1);
-    for (int64_t a = 0; a < A; ++a) {
-      int64_t npos = 0;
-      for (int64_t g = 0; g < G; ++g) {
-        if (pos[g * A + a]) {
-          ++npos;
-          owner[a] = g;
-        }
-      }
-      if (npos < 2) continue;
-      owner[a] = 0;
-      for (int64_t g = 1; g < G; ++g)
-        if (ov[g * A + a] > ov[owner[a] * A + a]) owner[a] = g;
-    }
-    // Normalised alignment: t * max_pos IoU / (max_pos t + eps) per gt over its final positives.
-    std::vector<double> max_t(G, 0.0), max_iou(G, 0.0);
-    for (int64_t a = 0; a < A; ++a) {
-      const int64_t g = owner[a];
-      if (g < 0) continue;
-      max_t[g] = std::max(max_t[g], t[g * A + a]);
-      max_iou[g] = std::max(max_iou[g], ov[g * A + a]);
-    }
-    for (int64_t a = 0; a < A; ++a) {
-      const int64_t g = owner[a];
-      if (g < 0) continue;
-      const int64_t m = gts[g], ba = b * A + a;
-      fg[ba] = 1;
-      gt_idx[ba] = m;
-      std::copy_n(&boxes[(b * M + m) * 4], 4, &tboxes[ba * 4]);
-      tscores[ba * nc + labels[b * M + m]] = t[g * A + a] * max_iou[g] / (max_t[g] + kEps);
+  {
+    // IndexError for a label of a row mask_gt keeps outside [0, nc): one flag read back (DetectionLoss checks
+    // its targets on the host and calls assign_unchecked).
+    NoGradGuard ng;
+    const Tensor labels = gt_labels.to(pred_scores.device(), kInt64);
+    const Tensor bad = mask_gt.to(pred_scores.device(), kBool) & ((labels < 0) | (labels >= nc));
+    if (any(bad).item<bool>()) {
+      const int64_t label = masked_select(labels, bad).select(0, 0).item<int64_t>();
+      throw IndexError(fmt::format("task_aligned_assign: class {} outside [0, {})", label, nc));
     }
   }
-  Assignment out;
-  out.fg_mask = from_blob_copy(fg.data(), {B, A}, kBool).to(device);
-  out.target_gt_idx = from_blob_copy(gt_idx.data(), {B, A}, kInt64).to(device);
-  out.target_bboxes = from_blob_copy(tboxes.data(), {B, A, 4}, kFloat64).to(device, dtype);
-  out.target_scores = from_blob_copy(tscores.data(), {B, A, nc}, kFloat64).to(device, dtype);
-  return out;
+  return assign_unchecked(pred_scores, pred_bboxes, anchor_points, gt_labels, gt_bboxes, mask_gt, topk, alpha, beta);
 }
 
 }  // namespace adept::models::yolo

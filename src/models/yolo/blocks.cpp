@@ -238,7 +238,8 @@ Tensor Detect::decode(const std::vector<Tensor>& maps) {
     flat.push_back(m.reshape({B, no, m.size(2) * m.size(3)}));
     sizes.emplace_back(m.size(2), m.size(3));
   }
-  auto [anchors, strides] = make_anchors(sizes, stride, maps[0].dtype());
+  auto [anchor_cpu, stride_cpu] = make_anchors(sizes, stride, maps[0].dtype());
+  const Tensor anchors = anchor_cpu.to(maps[0].device()), strides = stride_cpu.to(maps[0].device());
   std::vector<Tensor> parts = split(cat(flat, 2), Shape{4 * reg_max, nc}, 1);
   Tensor dist = dfl->forward(parts[0]);                    // (B, 4, A): l, t, r, b in grid units
   Tensor anc = anchors.transpose(0, 1).unsqueeze(0);       // (1, 2, A)

@@ -56,13 +56,13 @@ Tensor distribution_focal_loss(const Tensor& logits, const Tensor& target) {
   ADEPT_CHECK(logits.dim() == 2 && target.dim() == 1 && target.size(0) == logits.size(0), ShapeError,
               "distribution_focal_loss: expected logits (N, R) and target (N), got {} and {}",
               shape_str(logits.sizes()), shape_str(target.sizes()));
-  const Tensor y = target.detach();
-  const Tensor left = floor(y).to(kInt64);
-  const Tensor w_left = left.to(y.dtype()) + 1.0 - y, w_right = 1.0 - w_left;
-  const Tensor logp = log_softmax(logits, -1);
-  const Tensor lp_left = gather(logp, 1, left.unsqueeze(1)).squeeze(1);
-  const Tensor lp_right = gather(logp, 1, (left + 1).unsqueeze(1)).squeeze(1);
-  return -(lp_left * w_left + lp_right * w_right);
+  // Bin r weighs max(0, 1 - |r - y|): floor(y) + 1 - y and y - floor(y) on the two bins around y,
+  // 0 elsewhere (the same roundings as computing the two weights directly, as y - floor(y) is
+  // exact). A weighted sum over the bins instead of a gather, so no index is read back.
+  const Tensor y = target.detach().unsqueeze(1);
+  const Tensor bins = arange(logits.size(1), TensorOptions(y.dtype()).set_device(y.device()));
+  const Tensor w = clamp(1.0 - abs(bins - y), 0.0, std::nullopt);
+  return -(log_softmax(logits, -1) * w).sum({-1});
 }
 
 }  // namespace adept::models::yolo

@@ -25,7 +25,8 @@ Tensor bbox2dist(const Tensor& anchor_points, const Tensor& boxes, double max_di
 /// Distribution focal loss (Li et al., 2020, "Generalized Focal Loss") of bin logits (N, R) for
 /// continuous targets (N) in [0, R - 1) -> (N): CE(logits, floor(y)) (floor(y) + 1 - y) +
 /// CE(logits, floor(y) + 1) (y - floor(y)), CE the softmax cross entropy over the R bins.
-/// The targets get no gradient.
+/// The targets get no gradient; a target outside [0, R - 1] gives the bins within 1 of it their
+/// weight 1 - |r - y| (none for y <= -1 or y >= R).
 Tensor distribution_focal_loss(const Tensor& logits, const Tensor& target);
 
 }  // namespace adept::models::yolo

@@ -1,5 +1,7 @@
 // The YOLO11 detection loss (include/adept/models/yolo/loss.h, sheet section 4.4), built from tensor
-// ops so autograd flows into the raw head maps.
+// ops so autograd flows into the raw head maps. Everything after the padding of the targets runs on
+// the maps' device without reading back: the box and DFL terms are taken over all anchors, weighted
+// by the target scores (0 off the positives), instead of gathering the positives.
 #include "adept/models/yolo/loss.h"
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include "adept/models/yolo/yolo11.h"
 #include "adept/nn/functional/loss.h"
 #include "adept/ops.h"
+#include "models/yolo/assigner.h"
 #include "models/yolo/box_ops.h"
 #include "ops/helpers.h"
 
@@ -26,6 +29,8 @@ PaddedTargets pad_targets(const Tensor& targets, int64_t B, int64_t nc, double i
   ADEPT_CHECK(targets.dim() == 2 && targets.size(1) == 6, ShapeError,
               "DetectionLoss: expected targets (N, 6) = (image, class, cx, cy, w, h), got {}",
               shape_str(targets.sizes()));
+  // The targets come from the data loader on the host; ones on a device are read back here, once per
+  // batch, to check and pad them (the per-image counts fix the padded shape).
   Tensor t = targets.detach().to(kCPU, kFloat64).contiguous();
   const double* p = t.data_ptr<double>();
   const int64_t N = t.size(0);
@@ -108,29 +113,23 @@ std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& m
   Assignment as;
   {
     NoGradGuard ng;
-    as = task_aligned_assign(sigmoid(logits.detach()), pred_bboxes.detach() * stride_t, anchors * stride_t, gt.labels,
-                             gt.boxes, gt.mask, topk, alpha, beta);
+    as = assign_unchecked(sigmoid(logits.detach()), pred_bboxes.detach() * stride_t, anchors * stride_t, gt.labels,
+                          gt.boxes, gt.mask, topk, alpha, beta);
   }
-  const double score_sum = std::max(as.target_scores.sum().item<double>(), 1.0);
+  const Tensor score_sum = clamp(as.target_scores.sum(), 1.0, std::nullopt);  // ()
 
   const Tensor cls = nn::functional::binary_cross_entropy_with_logits(logits, as.target_scores, class_weights, "sum") /
                      score_sum;
-  Tensor box = zeros({}, TensorOptions(dtype).set_device(device)), dfl = box;
-  const Tensor pos = nonzero(as.fg_mask.reshape({B * A})).reshape({-1});
-  const int64_t P = pos.size(0);
-  if (P > 0) {
-    const Tensor anchor_idx = remainder(pos, A);
-    const Tensor a_pts = index_select(anchors, 0, anchor_idx);                               // (P, 2)
-    const Tensor a_str = index_select(stride_t, 0, anchor_idx);                              // (P, 1)
-    const Tensor p_box = index_select(pred_bboxes.reshape({B * A, 4}), 0, pos);              // (P, 4)
-    const Tensor t_box = index_select(as.target_bboxes.reshape({B * A, 4}), 0, pos) / a_str;  // (P, 4)
-    const Tensor weight = index_select(as.target_scores.sum({-1}).reshape({B * A}), 0, pos);  // (P)
-    box = ((1.0 - bbox_ciou(p_box, t_box)) * weight).sum() / score_sum;
-    const Tensor t_dist = bbox2dist(a_pts, t_box, static_cast<double>(reg_max) - 1.01);      // (P, 4)
-    const Tensor p_dist = index_select(pred_dist.reshape({B * A, 4 * reg_max}), 0, pos).reshape({P * 4, reg_max});
-    const Tensor side = distribution_focal_loss(p_dist, t_dist.reshape({P * 4})).reshape({P, 4}).mean({-1});
-    dfl = (side * weight).sum() / score_sum;
-  }
+  // Negatives have weight 0 and finite terms (their target box is all zeros), so they add exact zeros
+  // to the sums and their gradients.
+  const Tensor weight = as.target_scores.sum({-1});                                          // (B, A)
+  const Tensor t_box = as.target_bboxes / stride_t;                                          // (B, A, 4)
+  const Tensor box = ((1.0 - bbox_ciou(pred_bboxes, t_box)) * weight).sum() / score_sum;
+  const Tensor t_dist = bbox2dist(anchors, t_box, static_cast<double>(reg_max) - 1.01);      // (B, A, 4)
+  const Tensor side = distribution_focal_loss(pred_dist.reshape({B * A * 4, reg_max}), t_dist.reshape({B * A * 4}))
+                          .reshape({B, A, 4})
+                          .mean({-1});
+  const Tensor dfl = (side * weight).sum() / score_sum;
   const Tensor items_live = stack({box * box_gain, cls * cls_gain, dfl * dfl_gain}, 0);
   const Tensor total = items_live.sum() * static_cast<double>(B);
   return {total, items_live.detach()};

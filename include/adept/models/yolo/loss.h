@@ -30,7 +30,8 @@ struct Assignment {
 /// 4. an anchor positive for several gts goes to the gt of largest CIoU among all gts whose box
 ///    holds it (first on ties; Ultralytics' select_highest_overlaps);
 /// 5. score = t max_pos(g) CIoU / (max_pos(g) t + 1e-9) on the label's class.
-/// ShapeError for inconsistent shapes; IndexError for a label outside [0, nc).
+/// Runs on the predictions' device (the gts are moved there); the only read back is one flag for the
+/// label check. ShapeError for inconsistent shapes; IndexError for a label outside [0, nc).
 Assignment task_aligned_assign(const Tensor& pred_scores, const Tensor& pred_bboxes, const Tensor& anchor_points,
                                const Tensor& gt_labels, const Tensor& gt_bboxes, const Tensor& mask_gt,
                                int64_t topk = 10, double alpha = 0.5, double beta = 6.0);

@@ -35,6 +35,7 @@ void from_host_vk(const Tensor& dst, const void* host_src) {
 
 void to_host_vk(void* host_dst, const Tensor& src) {
   Context& ctx = context_of(src);
+  ++ctx.downloads();
   size_t bytes = src.numel() * src.element_size();
   Chunk* staging = ctx.host_allocator().allocate(bytes);
   BufferRange s = range_of(src);

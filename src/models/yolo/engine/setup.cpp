@@ -74,8 +74,8 @@ Device yolo_device(const std::string& device, const char* mode) {
       "reshape", "permute", "transpose", "flatten", "narrow", "select", "squeeze", "unsqueeze", "copy_", "add",
       "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "atan", "cos", "sigmoid", "softmax", "log_softmax",
       "matmul", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "maximum", "minimum", "clamp",
-      "floor", "ceil", "round", "remainder", "isfinite", "where", "gt", "lt", "ge", "le", "eq", "logical_and",
-      "topk", "sort", "gather", "index_select", "nonzero", "arange", "meshgrid", "zeros", "full", "tensor",
+      "floor", "ceil", "round", "abs", "isfinite", "where", "gt", "lt", "ge", "le", "eq", "logical_and",
+      "logical_or", "any", "bmm", "cumsum", "topk", "sort", "arange", "meshgrid", "zeros", "full", "tensor",
       "binary_cross_entropy_with_logits", "SGD", "Adam", "AdamW"};
   const std::vector<std::string> missing = missing_kernels(kYoloOps, d, kFloat32, std::string(mode) == "train");
   if (!missing.empty()) {
