@@ -17,6 +17,8 @@ struct VulkanDeviceInfo {
   int index = 0;
   std::string name;
   std::string driver;
+  /// VkPhysicalDeviceType: "discrete", "integrated", "virtual", "cpu" (lavapipe, SwiftShader) or "other".
+  std::string device_type;
   uint32_t api_version = 0;
   uint32_t subgroup_size = 0;
   uint32_t max_push_constants = 0;

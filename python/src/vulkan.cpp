@@ -19,6 +19,7 @@ void init_vulkan(py::module_& parent) {
       e["index"] = d.index;
       e["name"] = d.name;
       e["driver"] = d.driver;
+      e["device_type"] = d.device_type;
       e["subgroup_size"] = d.subgroup_size;
       e["max_push_constants"] = d.max_push_constants;
       e["max_storage_buffer_range"] = d.max_storage_buffer_range;

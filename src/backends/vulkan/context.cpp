@@ -103,6 +103,13 @@ VulkanDeviceInfo describe(VkPhysicalDevice pd, int index) {
   const auto& p = p2.properties;
   info.name = p.deviceName;
   info.driver = drv.driverName;
+  switch (p.deviceType) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: info.device_type = "discrete"; break;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: info.device_type = "integrated"; break;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: info.device_type = "virtual"; break;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: info.device_type = "cpu"; break;
+    default: info.device_type = "other";
+  }
   info.api_version = p.apiVersion;
   info.subgroup_size = sub.subgroupSize;
   info.max_push_constants = p.limits.maxPushConstantsSize;
@@ -269,9 +276,9 @@ uint32_t Context::memory_type(uint32_t bits, VkMemoryPropertyFlags required, VkM
 namespace adept {
 
 std::string VulkanDeviceInfo::str() const {
-  return fmt::format("vulkan:{} {} (driver {}, Vulkan {}.{}, subgroup {}, push constants {} B, storage range {} MiB, "
+  return fmt::format("vulkan:{} {} ({}, driver {}, Vulkan {}.{}, subgroup {}, push constants {} B, storage range {} MiB, "
                      "shared memory {} KiB, device memory {} MiB, float16 {}, float64 {}, int64 {}, cooperative_matrix {})",
-                     index, name, driver, VK_API_VERSION_MAJOR(api_version), VK_API_VERSION_MINOR(api_version),
+                     index, name, device_type, driver, VK_API_VERSION_MAJOR(api_version), VK_API_VERSION_MINOR(api_version),
                      subgroup_size, max_push_constants, max_storage_buffer_range >> 20, max_shared_memory >> 10,
                      device_local_bytes >> 20, float16, float64, int64, cooperative_matrix);
 }

@@ -4,6 +4,7 @@
 // registers the families and picks the algorithm per call (choose_algo).
 #pragma once
 #include "adept/tensor.h"
+#include "adept/vulkan.h"
 #include "kernels/conv.h"
 
 namespace adept::vk::conv {
@@ -40,8 +41,8 @@ void winograd_backward_input(const Tensor& gx, const Tensor& gy, const Tensor& w
 /// sums in the accumulation dtype (reduce over dim 0), converted to out's dtype.
 void sum_splits(const Tensor& out, const Tensor& partials, const char* op);
 
-/// The algorithm for one call on `ctx`'s device (see dispatch.cpp for the rule and its measurements);
-/// ADEPT_CONV_ALGO overrides it where the forced algorithm can compute the call.
-ConvAlgo choose_algo(const ConvGeometry& g, ConvDir dir, Dtype dtype);
+/// The algorithm for one call on a device described by `info` (see dispatch.cpp for the rule and its
+/// measurements); ADEPT_CONV_ALGO overrides it where the forced algorithm can compute the call.
+ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir, Dtype dtype);
 
 }  // namespace adept::vk::conv

@@ -1,24 +1,32 @@
 // Registers the Vulkan conv2d kernels and holds the rule that picks an algorithm per call.
 //
-// The rule (deterministic: it depends on the geometry and the dtype only):
+// The rule (deterministic: it depends on the geometry, the dtype and the device's type only). A CPU-type
+// device (lavapipe) is bound by arithmetic, so fewer multiplies win; on a GPU (the H200) the tiled
+// implicit GEMM beat every Winograd variant and the float32 batched GEMM of the 1x1 path:
 //   depthwise      every depthwise geometry (groups == C_in, C_out % C_in == 0), all three directions
-//   pointwise      1x1, stride 1, no padding (forward and input gradient)
-//   winograd_f4    3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16 (forward; input
-//                  gradient with padding <= 2) when the batched GEMM has at least one full column tile of
-//                  Winograd tiles: N * ceil(H_o / 4) * ceil(W_o / 4) >= 128 (H_o x W_o: the direction's
-//                  output plane, H_out x W_out forward, H x W for the input gradient)
-//   winograd       the same convolutions with fewer tiles (F(4x4)'s GEMMs would run mostly empty)
+//   pointwise      1x1, stride 1, no padding (forward and input gradient): on CPU-type devices; on GPUs
+//                  for float16 with cooperative matrices (bmm's tensor-core path)
+//   winograd_f4    (CPU-type devices) 3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16
+//                  (forward; input gradient with padding <= 2) when the batched GEMM has at least one full
+//                  column tile of Winograd tiles: N * ceil(H_o / 4) * ceil(W_o / 4) >= 128 (H_o x W_o: the
+//                  direction's output plane, H_out x W_out forward, H x W for the input gradient)
+//   winograd       (CPU-type devices) the same convolutions with fewer tiles (F(4x4)'s GEMMs would run
+//                  mostly empty)
 //   implicit_gemm  everything else, and every weight gradient but the depthwise one
-// Measured on lavapipe (2 shared cores, harness perf mode, float32, C_in = C_out, pad 1, ms per call,
-// best of three runs, one for the last three rows; implicit_gemm / winograd / winograd_f4):
+// lavapipe (2 shared cores, harness perf mode, float32, C_in = C_out, pad 1, ms per call, best of three
+// runs, one for the last three rows; implicit_gemm / winograd / winograd_f4):
 //   batch 2, 16 ch, 80x80:    540 /  287 /  150      batch 2, 16 ch, 20x20:    34 /   16 /   16
 //   batch 2, 32 ch, 80x80:    775 /  422 /  306      batch 2, 64 ch, 40x40:   530 /  215 /  124
 //   batch 2, 64 ch, 20x20:    108 /   51 /   55      batch 2, 128 ch, 20x20:  506 /  105 /  117
 //   batch 2, 256 ch, 20x20:  2377 /  549 /  644      batch 8, 256 ch, 20x20: 7361 / 1582 /  924
 //   batch 8, 64 ch, 80x80:   8246 / 4364 / 2237      batch 4, 128 ch, 40x40: 4765 /  864 /  721
 //   batch 8, 64 ch, 56x56:   3636 / 2446 / 1124
-// Winograd beats implicit_gemm 2-5x from 16 channels on; F(4x4) wins wherever its tiles fill the GEMM's
-// 128 columns (batch 2 at 20x20 has 50 tiles of 4x4: F(2x2) with 200 is as fast or faster).
+// and 1x1 (adept_vulkan_conv_bench, float32 forward / input gradient, implicit_gemm vs pointwise):
+//   batch 2, 32 -> 32 ch, 40x40: 17.0 / 32.9 vs 9.1 / 15.5;  batch 2, 64 -> 128 ch, 20x20: 14.0 / 28.7 vs 6.4 / 15.5
+// H200 (bench/results/h200_conv.json, batch 8, ms forward / input gradient): 64 ch 80x80 3x3 float32:
+//   implicit_gemm 0.54 / 1.35, winograd 1.77 / 3.44, winograd_f4 1.10 / 2.13; 256 ch 20x20: 0.55 / 1.24,
+//   1.24 / 2.33, 1.04 / 1.92 (every 3x3 layer alike); 1x1 32 ch 160x160 float32: implicit_gemm 0.18 / 0.40,
+//   pointwise 0.88 / 1.77; float16: implicit_gemm 0.19 / 0.45, pointwise 0.13 / 0.26.
 // ADEPT_CONV_ALGO forces an algorithm wherever it can compute the call (else the rule's choice, or
 // ValueError for a strict call, kernels/conv.h).
 #include "backends/vulkan/kernels/conv/conv.h"
@@ -61,10 +69,13 @@ const char* requirement(ConvAlgo a) {
   }
 }
 
-ConvAlgo rule(const ConvGeometry& g, ConvDir d) {
+ConvAlgo rule(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir d, Dtype dtype) {
+  const bool cpu_type = info.device_type == "cpu";
   if (is_depthwise(g)) return ConvAlgo::Depthwise;
-  if (can_compute(ConvAlgo::Pointwise, g, d)) return ConvAlgo::Pointwise;
-  if (is_winograd(g, d) && g.cin_g() >= 16 && g.cout_g() >= 16) {
+  if (can_compute(ConvAlgo::Pointwise, g, d) && (cpu_type || (dtype == kFloat16 && info.cooperative_matrix))) {
+    return ConvAlgo::Pointwise;
+  }
+  if (cpu_type && is_winograd(g, d) && g.cin_g() >= 16 && g.cout_g() >= 16) {
     const int64_t h = d == ConvDir::Forward ? g.H_out : g.H, w = d == ConvDir::Forward ? g.W_out : g.W;
     return g.N * ((h + 3) / 4) * ((w + 3) / 4) >= 128 ? ConvAlgo::WinogradF4 : ConvAlgo::Winograd;
   }
@@ -86,7 +97,7 @@ void check_dtype(const Tensor& t, const char* op) {
 
 void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeometry& g) {
   check_dtype(y, "conv2d");
-  const ConvAlgo a = choose_algo(g, ConvDir::Forward, y.dtype());
+  const ConvAlgo a = choose_algo(context_of(y).info(), g, ConvDir::Forward, y.dtype());
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_forward(y, x, w, b, g); break;
     case ConvAlgo::Pointwise: pointwise_forward(y, x, w, b, g); break;
@@ -99,7 +110,7 @@ void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor&
 
 void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g) {
   check_dtype(gx, "conv_transpose2d");
-  const ConvAlgo a = choose_algo(g, ConvDir::Input, gx.dtype());
+  const ConvAlgo a = choose_algo(context_of(gx).info(), g, ConvDir::Input, gx.dtype());
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_input(gx, gy, w, g); break;
     case ConvAlgo::Pointwise: pointwise_backward_input(gx, gy, w, g); break;
@@ -112,7 +123,7 @@ void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, cons
 
 void backward_weight_vk(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g) {
   check_dtype(gw, "conv2d");
-  const ConvAlgo a = choose_algo(g, ConvDir::Weight, gw.dtype());
+  const ConvAlgo a = choose_algo(context_of(gw).info(), g, ConvDir::Weight, gw.dtype());
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_weight(gw, x, gy, g); break;
     case ConvAlgo::Depthwise: depthwise_backward_weight(gw, x, gy, g); break;
@@ -122,11 +133,11 @@ void backward_weight_vk(const Tensor& gw, const Tensor& x, const Tensor& gy, con
 
 }  // namespace
 
-ConvAlgo choose_algo(const ConvGeometry& g, ConvDir dir, Dtype) {
+ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir, Dtype dtype) {
   const std::optional<ConvAlgo> f = forced_conv_algo();
   if (f && can_compute(*f, g, dir)) return *f;
   if (f) check_forced_conv_algo(f, false, g, dir, "vulkan", requirement(*f));
-  return rule(g, dir);
+  return rule(info, g, dir, dtype);
 }
 
 }  // namespace adept::vk::conv
