@@ -1,5 +1,5 @@
 // 2-d convolution and transposed convolution (torch.nn.functional.conv2d / conv_transpose2d), with
-// several CPU algorithms behind one deterministic selection rule.
+// several algorithms per backend behind one deterministic selection rule.
 #pragma once
 #include <cstdint>
 #include <cstddef>
@@ -26,19 +26,27 @@ struct PaddingMode {
 ///
 /// Shapes: input (N, C_in, H, W) or unbatched (C_in, H, W); weight (C_out, C_in/groups, kH, kW); bias (C_out)
 /// or undefined; result (N, C_out, H_out, W_out) with H_out = (H + 2 padH - dH (kH - 1) - 1) / sH + 1.
-/// Dtypes: float32, float64; float16/bfloat16 compute in float32 and round the result. Gradients flow to
-/// input, weight and bias, and the backward functions are themselves differentiable (double backward).
+/// Dtypes: float32, float64, float16, bfloat16 (the half types accumulate in float32 and round the result; the
+/// CPU computes them on float32 copies). Gradients flow to input, weight and bias, and the backward functions
+/// are themselves differentiable (double backward). Results are deterministic on every backend (fixed-order
+/// sums, no atomics).
 ///
-/// Algorithm (CPU), chosen per call by a deterministic rule on the shapes:
-///   - `depthwise` when groups == C_in (direct per-plane loops, any channel multiplier C_out / C_in);
-///   - `im2col` otherwise (im2col + OpenBLAS GEMM per group; 1x1 stride-1 unpadded convs skip the im2col;
-///     samples run in parallel when the batch has at least as many samples as threads).
-/// `winograd` F(2x2, 3x3) (3x3, stride 1, dilation 1; forward and input gradient, whose padding must be <= 2;
-/// the weight gradient uses im2col) is available but not auto-selected: it lost to im2col on the YOLO11n shapes.
-/// The environment variable ADEPT_CONV_ALGO = reference | im2col | winograd | depthwise (read on every call)
-/// forces one for the op's own computation (its gradients fall back to the rule above where the forced one
-/// cannot run); ValueError naming the op when the forced algorithm cannot compute that shape. `reference` is
-/// the plain direct-loop implementation the others are tested against.
+/// Algorithms, chosen per call by a deterministic rule on the shapes (and, on Vulkan, the dtype and the
+/// device type); names as ADEPT_CONV_ALGO spells them:
+///   CPU:    `depthwise` when groups == C_in (direct per-plane loops, any channel multiplier C_out / C_in);
+///           `im2col` otherwise (im2col + OpenBLAS GEMM per group; 1x1 stride-1 unpadded convs skip the
+///           im2col). `winograd` F(2x2, 3x3) and `reference` (the direct loops the others are tested against)
+///           are available but not auto-selected (Winograd lost to im2col on the YOLO11n shapes).
+///   Vulkan: `depthwise`; `pointwise` (1x1, stride 1, no padding: a GEMM over channels); `winograd`
+///           F(2x2, 3x3) and `winograd_f4` F(4x4, 3x3) (Lavin & Gray 2016; 3x3, stride 1, dilation 1; forward and
+///           input gradient); `implicit_gemm` (a shared-memory tiled GEMM whose K index decodes to (c, ky, kx):
+///           every geometry, and every non-depthwise weight gradient). The rule and its measurements (lavapipe,
+///           H200) are in src/backends/vulkan/kernels/conv/dispatch.cpp: Winograd and pointwise on CPU-type
+///           devices, implicit_gemm on GPUs (pointwise for float16 with cooperative matrices).
+/// The environment variable ADEPT_CONV_ALGO = auto | reference | im2col | implicit_gemm | pointwise | depthwise |
+/// winograd | winograd_f4 (read on every call) forces one for the op's own computation (its gradients fall back
+/// to the rule where the forced one cannot run); ValueError naming the op when the forced algorithm cannot
+/// compute that shape or the device lacks it, and for an unknown name.
 ///
 /// Errors: ShapeError for an input that is not 3-d/4-d, a weight that is not 4-d, channels that do not match
 /// weight and groups, a bias of the wrong size, an empty spatial input or a kernel larger than the padded
@@ -67,7 +75,8 @@ Tensor conv2d_silu(const Tensor& input, const Tensor& weight, const Tensor& bias
 /// result (N, C_out, H_out, W_out) with H_out = (H - 1) sH - 2 padH + dH (kH - 1) + output_paddingH + 1.
 /// output_padding must be smaller than stride or dilation (ShapeError otherwise); an output size below 1 is a
 /// ShapeError. Other errors and dtypes as conv2d. Computed by conv2d's input-gradient kernel (GEMM + col2im for
-/// im2col); ADEPT_CONV_ALGO applies the same way.
+/// im2col, a gather for Vulkan's implicit_gemm, Winograd on the flipped kernel); ADEPT_CONV_ALGO applies the
+/// same way.
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntPair stride = 1,
                         IntPair padding = 0, IntPair output_padding = 0, int64_t groups = 1, IntPair dilation = 1);
 
