@@ -52,11 +52,19 @@ uint64_t vulkan_validation_error_count();
 /// back a count or an index bound. Each waits for all queued work; a training step should do few.
 uint64_t vulkan_download_count(int index = -1);
 
-/// Allocator statistics in bytes: `allocated` by live tensors, `reserved` from the driver, `peak` allocated.
+/// The caching allocator's statistics (torch.cuda.memory_stats' quantities), bytes unless said otherwise:
+/// `allocated` by live tensors (rounded block sizes), `reserved` from the driver (segments), their peaks
+/// since the device was first used or vulkan_reset_peak_memory_stats, the `segments` held, the driver
+/// allocations made so far (`device_allocations`), the `largest_free_block` of the cache and its
+/// `fragmentation` (1 - largest free block / free bytes; 0 when the free memory is one block or none).
 struct VulkanMemoryStats {
-  uint64_t allocated = 0, reserved = 0, peak = 0;
+  uint64_t allocated = 0, reserved = 0, peak = 0, peak_reserved = 0;
+  uint64_t segments = 0, device_allocations = 0, largest_free_block = 0;
+  double fragmentation = 0;
 };
 VulkanMemoryStats vulkan_memory_stats(int index = -1);
+/// Starts the peaks of vulkan_memory_stats afresh at the current values (torch.cuda.reset_peak_memory_stats).
+void vulkan_reset_peak_memory_stats(int index = -1);
 /// Returns cached, unused device memory blocks to the driver.
 void vulkan_empty_cache(int index = -1);
 /// Caps the memory the allocator of `vulkan:index` reserves from the driver at `fraction` of the device's

@@ -41,8 +41,18 @@ void init_vulkan(py::module_& parent) {
     d["allocated_bytes"] = s.allocated;
     d["reserved_bytes"] = s.reserved;
     d["peak_allocated_bytes"] = s.peak;
+    d["peak_reserved_bytes"] = s.peak_reserved;
+    d["segments"] = s.segments;
+    d["device_allocations"] = s.device_allocations;
+    d["largest_free_block_bytes"] = s.largest_free_block;
+    d["fragmentation"] = s.fragmentation;
     return d;
-  }, py::arg("device") = -1, "Allocator statistics in bytes.");
+  }, py::arg("device") = -1,
+        "The caching allocator's statistics: bytes allocated by tensors and reserved from the driver, their "
+        "peaks, segments held, driver allocations made, the largest cached free block and the fragmentation "
+        "(1 - largest free block / free bytes).");
+  m.def("reset_peak_memory_stats", &vulkan_reset_peak_memory_stats, py::arg("device") = -1,
+        "Starts the peak statistics afresh (torch.cuda.reset_peak_memory_stats).");
   m.def("empty_cache", &vulkan_empty_cache, py::arg("device") = -1, "Returns unused cached memory to the driver.");
   m.def("set_per_process_memory_fraction", &vulkan_set_per_process_memory_fraction, py::arg("fraction"),
         py::arg("device") = -1,

@@ -1,39 +1,35 @@
-// Vulkan device-memory sub-allocator (see allocator.h).
+// Vulkan device-memory caching allocator (see allocator.h).
 #include "backends/vulkan/allocator.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "adept/errors.h"
 #include "backends/vulkan/context.h"
 
 namespace adept::vk {
 
-Allocator::Allocator(Context& ctx, bool host_visible) : ctx_(ctx), host_visible_(host_visible) {
-  // Blocks never exceed the storage-buffer range, so any chunk can be bound whole.
-  block_size_ = std::min<VkDeviceSize>(64ull << 20, ctx.info().max_storage_buffer_range / 256 * 256);
+Allocator::Allocator(Context& ctx, bool host_visible)
+    : ctx_(ctx),
+      host_visible_(host_visible),
+      // Segments never exceed the storage-buffer range, so any chunk can be bound whole.
+      pool_([this](uint64_t bytes) -> void* { return new_block(bytes); },
+            [this](void* seg, uint64_t) { destroy_block(static_cast<Block*>(seg)); },
+            ctx.info().max_storage_buffer_range / 256 * 256) {
+  const char* trace = std::getenv("ADEPT_VK_ALLOC_TRACE");
+  if (!host_visible && trace && *trace) trace_ = std::fopen(trace, "w");
 }
 
 Allocator::~Allocator() {
-  for (auto& b : blocks_) destroy_block(b.get());
-  for (auto& [cls, v] : free_) for (Chunk* c : v) delete c;
-  for (auto& [c, s] : deferred_) delete c;
+  for (auto& [c, s] : deferred_) pool_.free(c);
+  if (trace_) std::fclose(trace_);
 }
 
-VkDeviceSize Allocator::size_class(size_t n) {
-  VkDeviceSize s = std::max<VkDeviceSize>(n, 256);
-  // Round up to a quarter power of two: 2^k * {1, 1.25, 1.5, 1.75}, then to 256 bytes.
-  VkDeviceSize p = 1;
-  while (p * 2 <= s) p *= 2;
-  VkDeviceSize q = std::max<VkDeviceSize>(p / 4, 256);
-  return (s + q - 1) / q * q;
-}
-
-Block* Allocator::new_block(VkDeviceSize size, bool dedicated) {
-  if (limit_ && reserved_ + size > limit_) return nullptr;  // as if the driver had refused
+Block* Allocator::new_block(VkDeviceSize size) {
+  if (limit_ && pool_.stats().reserved + size > limit_) return nullptr;  // as if the driver had refused
   VkDevice dev = ctx_.device();
   auto b = std::make_unique<Block>();
   b->size = size;
-  b->dedicated = dedicated;
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bi.size = size;
   bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -55,9 +51,7 @@ Block* Allocator::new_block(VkDeviceSize size, bool dedicated) {
   ADEPT_VK(r);
   ADEPT_VK(vkBindBufferMemory(dev, b->buffer, b->memory, 0));
   if (host_visible_) ADEPT_VK(vkMapMemory(dev, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped));
-  reserved_ += size;
-  blocks_.push_back(std::move(b));
-  return blocks_.back().get();
+  return b.release();
 }
 
 void Allocator::destroy_block(Block* b) {
@@ -65,90 +59,71 @@ void Allocator::destroy_block(Block* b) {
   if (b->mapped) vkUnmapMemory(dev, b->memory);
   vkDestroyBuffer(dev, b->buffer, nullptr);
   vkFreeMemory(dev, b->memory, nullptr);
-  reserved_ -= b->size;
+  delete b;
 }
 
 Chunk* Allocator::allocate(size_t nbytes) {
-  const VkDeviceSize cls = size_class(nbytes);
-  ADEPT_CHECK(cls <= ctx_.info().max_storage_buffer_range, OutOfMemoryError,
+  const uint64_t range = ctx_.info().max_storage_buffer_range;
+  ADEPT_CHECK(BlockPool::round_size(nbytes) <= range, OutOfMemoryError,
               "vulkan allocate: {} bytes exceed the device's maximum storage-buffer range of {} bytes ({})", nbytes,
-              ctx_.info().max_storage_buffer_range, ctx_.info().name);
+              range, ctx_.info().name);
   std::lock_guard<std::mutex> lock(mu_);
-  Chunk* c = nullptr;
-  for (int attempt = 0; attempt < 2 && !c; ++attempt) {
-    auto it = free_.find(cls);
-    if (it != free_.end() && !it->second.empty()) {
-      c = it->second.back();
-      it->second.pop_back();
-      c->requested = nbytes;
-      break;
-    }
-    if (cls > block_size_ / 2) {
-      Block* b = new_block(cls, true);
-      if (b) c = new Chunk{b, 0, cls, nbytes};
-    } else {
-      Block* b = nullptr;
-      for (auto it2 = blocks_.rbegin(); it2 != blocks_.rend(); ++it2) {
-        if (!(*it2)->dedicated && (*it2)->size - (*it2)->bump >= cls) { b = it2->get(); break; }
-      }
-      if (!b) b = new_block(block_size_, false);
-      if (b) {
-        c = new Chunk{b, b->bump, cls, nbytes};
-        b->bump += cls;
-      }
-    }
-    if (!c && attempt == 0) {
-      // Out of memory: give cached blocks back to the driver and retry once.
-      mu_.unlock();
-      empty_cache();
-      mu_.lock();
-    }
-  }
+  Chunk* c = pool_.allocate(std::max<size_t>(nbytes, 1));
   if (!c) {
+    const PoolStats s = pool_.stats();
     const std::string cap = limit_ ? fmt::format(", cap {} bytes (set_per_process_memory_fraction)", limit_) : "";
     const std::string last = *ctx_.last_op() ? fmt::format("; the last op recorded on the device was '{}'", ctx_.last_op())
                                              : "";
     throw OutOfMemoryError(fmt::format(
         "vulkan: out of memory: tried to allocate {} bytes on {} ({} bytes allocated by tensors, {} reserved{}{}); "
         "free tensors, lower the batch size or call empty_cache()",
-        nbytes, ctx_.info().name, allocated_, reserved_, cap, last));
+        nbytes, ctx_.info().name, s.allocated, s.reserved, cap, last));
   }
-  c->block->live++;
-  allocated_ += c->size;
-  peak_ = std::max(peak_, allocated_);
+  if (trace_) {
+    c->trace_id = ++trace_ids_;
+    std::fprintf(trace_, "+ %llu %zu\n", static_cast<unsigned long long>(c->trace_id), nbytes);
+  }
   return c;
 }
 
 void Allocator::release(Chunk* c, uint64_t serial) {
   std::lock_guard<std::mutex> lock(mu_);
-  allocated_ -= c->size;
-  if (!host_visible_) {
-    // Device memory is only touched by commands of the one queue, each behind a full barrier:
-    // a command recorded later that reuses the chunk runs after every earlier reader finished.
-    c->block->live--;
-    free_[c->size].push_back(c);
-    return;
-  }
-  deferred_.emplace_back(c, serial);  // host writes could race with queued GPU reads: wait for the fence
+  // Device memory is only touched by commands of the one queue, each behind a full barrier: a command
+  // recorded later that reuses the chunk runs after every earlier reader finished. Host writes could race
+  // with queued GPU reads: host-visible chunks wait for the fence.
+  if (trace_) std::fprintf(trace_, "- %llu\n", static_cast<unsigned long long>(c->trace_id));
+  if (!host_visible_) pool_.free(c);
+  else deferred_.emplace_back(c, serial);
 }
 
 void Allocator::collect(uint64_t completed) {
   std::lock_guard<std::mutex> lock(mu_);
   auto keep = deferred_.begin();
   for (auto& [c, s] : deferred_) {
-    if (s <= completed) {
-      c->block->live--;
-      free_[c->size].push_back(c);
-    } else {
-      *keep++ = {c, s};
-    }
+    if (s <= completed) pool_.free(c);
+    else *keep++ = {c, s};
   }
   deferred_.erase(keep, deferred_.end());
 }
 
 VulkanMemoryStats Allocator::stats() {
   std::lock_guard<std::mutex> lock(mu_);
-  return {allocated_, reserved_, peak_};
+  const PoolStats s = pool_.stats();
+  VulkanMemoryStats r;
+  r.allocated = s.allocated;
+  r.reserved = s.reserved;
+  r.peak = s.peak_allocated;
+  r.peak_reserved = s.peak_reserved;
+  r.segments = s.segments;
+  r.device_allocations = s.device_allocations;
+  r.largest_free_block = s.largest_free_block;
+  r.fragmentation = s.fragmentation;
+  return r;
+}
+
+void Allocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  pool_.reset_peaks();
 }
 
 void Allocator::set_limit(uint64_t bytes) {
@@ -158,22 +133,7 @@ void Allocator::set_limit(uint64_t bytes) {
 
 void Allocator::empty_cache() {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::unique_ptr<Block>> kept;
-  for (auto& b : blocks_) {
-    if (b->live == 0) {
-      for (auto& [cls, v] : free_) {
-        v.erase(std::remove_if(v.begin(), v.end(), [&](Chunk* c) {
-                  if (c->block != b.get()) return false;
-                  delete c;
-                  return true;
-                }), v.end());
-      }
-      destroy_block(b.get());
-    } else {
-      kept.push_back(std::move(b));
-    }
-  }
-  blocks_ = std::move(kept);
+  pool_.release_cached();
 }
 
 }  // namespace adept::vk

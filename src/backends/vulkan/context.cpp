@@ -313,6 +313,8 @@ uint64_t vulkan_download_count(int index) { return vk::Context::get(index).downl
 
 VulkanMemoryStats vulkan_memory_stats(int index) { return vk::Context::get(index).allocator().stats(); }
 
+void vulkan_reset_peak_memory_stats(int index) { vk::Context::get(index).allocator().reset_peak_stats(); }
+
 void vulkan_empty_cache(int index) {
   auto& ctx = vk::Context::get(index);
   std::lock_guard<std::mutex> lock(ctx.mutex());

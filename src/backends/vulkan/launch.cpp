@@ -15,7 +15,7 @@ Context& context_of(const Tensor& t) { return Context::get(t.device().index); }
 
 BufferRange range_of(const Tensor& t) {
   auto* chunk = static_cast<Chunk*>(t.impl()->storage->data());
-  return {chunk->block->buffer, chunk->offset, chunk->size};
+  return {block_of(chunk)->buffer, chunk->offset, chunk->size};
 }
 
 bool storable_dtype(int, Dtype) { return true; }

@@ -117,9 +117,9 @@ BufferRange Stream::push_meta(const std::vector<int32_t>& words) {
   if (current_ && current_->meta_used + aligned > kMetaBytes) flush();
   Batch& b = recording();
   ADEPT_CHECK(aligned <= kMetaBytes, ValueError, "vulkan: kernel metadata of {} bytes is too large", bytes);
-  char* dst = static_cast<char*>(b.meta->block->mapped) + b.meta->offset + b.meta_used;
+  char* dst = static_cast<char*>(block_of(b.meta)->mapped) + b.meta->offset + b.meta_used;
   if (!words.empty()) std::memcpy(dst, words.data(), words.size() * 4);
-  BufferRange r{b.meta->block->buffer, b.meta->offset + b.meta_used, bytes};
+  BufferRange r{block_of(b.meta)->buffer, b.meta->offset + b.meta_used, bytes};
   b.meta_used += aligned;
   return r;
 }

@@ -14,7 +14,8 @@
 namespace adept::vk {
 
 class Context;
-struct Chunk;
+struct PoolBlock;
+using Chunk = PoolBlock;
 
 /// A buffer range bound to a shader binding.
 struct BufferRange {

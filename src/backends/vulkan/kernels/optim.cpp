@@ -51,7 +51,7 @@ void launch_multi_tensor(const char* name, int op, const std::vector<const std::
       std::map<VkBuffer, int> trial = binding;
       for (const auto* list : roles) {
         const auto* chunk = static_cast<const Chunk*>((*list)[i].impl()->storage->data());
-        trial.emplace(chunk->block->buffer, static_cast<int>(trial.size()) + 1);
+        trial.emplace(block_of(chunk)->buffer, static_cast<int>(trial.size()) + 1);
       }
       if (trial.size() > kMaxBlocks) break;
       binding = std::move(trial);
@@ -60,7 +60,7 @@ void launch_multi_tensor(const char* name, int op, const std::vector<const std::
       for (size_t r = 0; r < roles.size(); ++r) {
         const Tensor& t = (*roles[r])[i];
         const auto* chunk = static_cast<const Chunk*>(t.impl()->storage->data());
-        row[1 + 2 * r] = binding.at(chunk->block->buffer);
+        row[1 + 2 * r] = binding.at(block_of(chunk)->buffer);
         row[2 + 2 * r] = static_cast<int32_t>(chunk->offset / t.element_size() + t.storage_offset());
       }
       meta.insert(meta.end(), row.begin(), row.end());

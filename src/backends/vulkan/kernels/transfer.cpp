@@ -25,10 +25,10 @@ void from_host_vk(const Tensor& dst, const void* host_src) {
   Context& ctx = context_of(dst);
   size_t bytes = dst.numel() * dst.element_size();
   Chunk* staging = ctx.host_allocator().allocate(bytes);
-  std::memcpy(static_cast<char*>(staging->block->mapped) + staging->offset, host_src, bytes);
+  std::memcpy(static_cast<char*>(block_of(staging)->mapped) + staging->offset, host_src, bytes);
   BufferRange d = range_of(dst);
   std::lock_guard<std::mutex> lock(ctx.mutex());
-  ctx.stream().copy("to", {staging->block->buffer, staging->offset, bytes},
+  ctx.stream().copy("to", {block_of(staging)->buffer, staging->offset, bytes},
                     {d.buffer, d.offset + dst.storage_offset() * dst.element_size(), bytes}, bytes);
   ctx.host_allocator().release(staging, ctx.stream().recording_serial());
 }
@@ -42,10 +42,10 @@ void to_host_vk(void* host_dst, const Tensor& src) {
   {
     std::lock_guard<std::mutex> lock(ctx.mutex());
     ctx.stream().copy("cpu", {s.buffer, s.offset + src.storage_offset() * src.element_size(), bytes},
-                      {staging->block->buffer, staging->offset, bytes}, bytes);
+                      {block_of(staging)->buffer, staging->offset, bytes}, bytes);
     ctx.stream().synchronize();
   }
-  std::memcpy(host_dst, static_cast<char*>(staging->block->mapped) + staging->offset, bytes);
+  std::memcpy(host_dst, static_cast<char*>(block_of(staging)->mapped) + staging->offset, bytes);
   ctx.host_allocator().release(staging, 0);
 }
 
