@@ -4,6 +4,10 @@
 //   adept_bench_yolo train --inputs I.safetensors [--weights W] [--warmup 2] [--iters 3] [--threads 2] [--lr 0.01]
 //   adept_bench_yolo infer --inputs I.safetensors [--weights W] [--warmup 3] [--iters 20] [--threads 2]
 // I holds "images" (B, 3, H, W) float32 and, for train, "targets" (N, 6) float32 rows (image, class, cx, cy, w, h).
+// Instead of --inputs, `--synthetic BxS` draws uniform images (B, 3, S, S) and 2-8 boxes per image in
+// process; with `--vary-targets 1` every step draws a new target table (a different count each step).
+// `--device vulkan` runs on the GPU (each phase is timed to the device's completion) and adds the device
+// allocator's statistics: peak allocated / reserved and the reserved bytes after every step.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -11,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -19,6 +24,7 @@
 #include "adept/adept.h"
 #include "adept/models/yolo/loss.h"
 #include "adept/models/yolo/yolo11.h"
+#include "adept/vulkan.h"
 
 // The OpenBLAS kernel set in use (libadept may have switched it from OpenBLAS's own choice).
 extern "C" char* openblas_get_corename(void);
@@ -88,13 +94,14 @@ struct PhaseTimes {
 };
 
 std::vector<double> to_vector(const Tensor& t) {
-  Tensor c = t.detach().to(Dtype::Float64).contiguous();
+  Tensor c = t.detach().cpu().to(Dtype::Float64).contiguous();
   return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
 }
 
 struct Args {
-  std::string mode, inputs, weights, out, scale = "n";
+  std::string mode, inputs, weights, out, scale = "n", device = "cpu", synthetic;
   int64_t nc = 80, warmup = -1, iters = -1, threads = 2;
+  bool vary_targets = false;
   uint64_t seed = 0;
   double lr = 0.01;
 };
@@ -116,12 +123,16 @@ Args parse(int argc, char** argv) {
     else if (k == "--threads") a.threads = std::stoll(v);
     else if (k == "--seed") a.seed = std::stoull(v);
     else if (k == "--lr") a.lr = std::stod(v);
+    else if (k == "--device") a.device = v;
+    else if (k == "--synthetic") a.synthetic = v;
+    else if (k == "--vary-targets") a.vary_targets = v != "0";
     else throw ValueError("unknown option " + k);
   }
   if (a.warmup < 0) a.warmup = a.mode == "train" ? 2 : 3;
   if (a.iters < 0) a.iters = a.mode == "train" ? 3 : 20;
   ADEPT_CHECK(a.iters >= 1, ValueError, "--iters must be >= 1");
-  ADEPT_CHECK(a.mode == "init" ? !a.out.empty() : !a.inputs.empty(), ValueError, "missing --out / --inputs");
+  ADEPT_CHECK(a.mode == "init" ? !a.out.empty() : !a.inputs.empty() || !a.synthetic.empty(), ValueError,
+              "missing --out / --inputs / --synthetic");
   return a;
 }
 
@@ -131,9 +142,38 @@ std::map<std::string, Tensor> read_tensors(const std::string& path) {
   return m;
 }
 
+// Waits for the device's queued work (phase timings end when the device is done).
+void sync(const Device& d) {
+#ifdef ADEPT_WITH_VULKAN
+  if (!d.is_cpu()) vulkan_synchronize(d.index);
+#else
+  (void)d;
+#endif
+}
+
+// 2-8 boxes per image (random classes, sides 4-40% of the image, inside it): (N, 6) rows
+// (image, class, cx, cy, w, h), on the CPU as the loader gives them.
+Tensor synthetic_targets(int64_t batch, int64_t nc, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<float> rows;
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t n = 2 + static_cast<int64_t>(rng() % 7);
+    for (int64_t i = 0; i < n; ++i) {
+      const double w = 0.04 + 0.36 * u(rng), h = 0.04 + 0.36 * u(rng);
+      const double cx = w / 2 + (1 - w) * u(rng), cy = h / 2 + (1 - h) * u(rng);
+      for (double v : {static_cast<double>(b), static_cast<double>(rng() % nc), cx, cy, w, h})
+        rows.push_back(static_cast<float>(v));
+    }
+  }
+  return from_blob_copy(rows.data(), {static_cast<int64_t>(rows.size() / 6), 6}, kFloat32);
+}
+
 // Training step as a trainer runs it: zero_grad, train-mode forward, DetectionLoss, backward,
 // SGD with Nesterov momentum and weight decay. Times each phase of every step.
-json bench_train(Yolo11& model, const Tensor& images, const Tensor& targets, const Args& a, json r) {
+json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args& a, json r) {
+  const Device dev = images.device();
+  std::mt19937_64 rng(a.seed + 1);
+  json reserved = json::array();
   std::vector<Tensor> params;
   for (const Tensor& p : model.parameters()) {
     if (p.requires_grad()) params.push_back(p);
@@ -156,17 +196,25 @@ json bench_train(Yolo11& model, const Tensor& images, const Tensor& targets, con
     const bool timed = it >= a.warmup;
     const auto t0 = Clock::now();
     const double c0 = cpu_seconds();
+    if (a.vary_targets && it > 0) targets = synthetic_targets(images.size(0), a.nc, rng);
     phases.start();
     opt.zero_grad();
     std::vector<Tensor> maps = model.forward_maps(images);
+    sync(dev);
     phases.stop("forward", timed);  // zero_grad included
     auto [loss, items] = criterion(maps, targets);
+    sync(dev);
     phases.stop("loss", timed);
     loss.backward();
+    sync(dev);
     phases.stop("backward", timed);
     opt.step();
+    sync(dev);
     phases.stop("optimizer", timed);
     losses.push_back(to_vector(items));
+#ifdef ADEPT_WITH_VULKAN
+    if (!dev.is_cpu()) reserved.push_back(vulkan_memory_stats(dev.index).reserved);
+#endif
     if (!timed) continue;
     steps.push_back(seconds_since(t0));
     cpu.push_back(cpu_seconds() - c0);
@@ -179,6 +227,14 @@ json bench_train(Yolo11& model, const Tensor& images, const Tensor& targets, con
   r["phase_median_seconds"] = phases.medians(phases.wall);
   r["phase_median_cpu_seconds"] = phases.medians(phases.cpu);
   r["loss_items"] = losses;  // box, cls, dfl (with gains) of every step, warmup included
+#ifdef ADEPT_WITH_VULKAN
+  if (!dev.is_cpu()) {
+    const VulkanMemoryStats m = vulkan_memory_stats(dev.index);
+    r["device_memory"] = {{"peak_allocated_bytes", m.peak}, {"peak_reserved_bytes", m.peak_reserved},
+                          {"device_allocations", m.device_allocations}, {"fragmentation", m.fragmentation},
+                          {"reserved_bytes_per_step", reserved}};
+  }
+#endif
   return r;
 }
 
@@ -221,12 +277,25 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (!a.weights.empty()) model.load_state_dict(io::load_file(a.weights).tensors);
-  std::map<std::string, Tensor> in = read_tensors(a.inputs);
+  std::map<std::string, Tensor> in;
+  if (a.synthetic.empty()) {
+    in = read_tensors(a.inputs);
+  } else {
+    const size_t x = a.synthetic.find('x');
+    ADEPT_CHECK(x != std::string::npos, ValueError, "--synthetic expects BxS (e.g. 16x640), got '{}'", a.synthetic);
+    const int64_t b = std::stoll(a.synthetic.substr(0, x)), sz = std::stoll(a.synthetic.substr(x + 1));
+    std::mt19937_64 rng(a.seed);
+    in["images"] = rand({b, 3, sz, sz});
+    in["targets"] = synthetic_targets(b, a.nc, rng);
+  }
   ADEPT_CHECK(in.count("images"), ValueError, "{} has no 'images' tensor", a.inputs);
-  const Tensor& images = in["images"];
+  const Device dev(a.device);
+  model.to(dev);
+  const Tensor images = in["images"].to(dev);
   json r = {{"framework", "adept"}, {"mode", a.mode}, {"scale", a.scale}, {"nc", a.nc},
             {"batch", images.size(0)}, {"imgsz", {images.size(2), images.size(3)}}, {"threads", get_num_threads()},
-            {"warmup", a.warmup}, {"iters", a.iters}, {"openblas_core", openblas_get_corename()}};
+            {"warmup", a.warmup}, {"iters", a.iters}, {"openblas_core", openblas_get_corename()},
+            {"device", dev.str()}};
   if (a.mode == "train") {
     ADEPT_CHECK(in.count("targets"), ValueError, "{} has no 'targets' tensor", a.inputs);
     r["targets"] = in["targets"].size(0);

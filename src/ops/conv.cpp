@@ -38,6 +38,7 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
     if (g.C_in == 0) {
       Tensor(y).fill_(0);
       if (b.defined()) y.copy_(b.detach().view({1, g.C_out, 1, 1}).expand(y.sizes()));
+      if (g.silu) y.copy_(silu(y));
     } else {
       conv2d_forward_kernel().get(x.device(), "conv2d")(y, x.detach().contiguous(), w.detach().contiguous(),
                                                         b.defined() ? b.detach().contiguous() : b, g);

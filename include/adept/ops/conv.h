@@ -43,6 +43,9 @@ struct PaddingMode {
 ///           every geometry, and every non-depthwise weight gradient). The rule and its measurements (lavapipe,
 ///           H200) are in src/backends/vulkan/kernels/conv/dispatch.cpp: Winograd and pointwise on CPU-type
 ///           devices, implicit_gemm on GPUs (pointwise for float16 with cooperative matrices).
+/// Winograd mixes the inputs of a whole tile in its transforms, so a non-finite input (inf, NaN) makes its
+/// output tile (2x2 or 4x4, beyond the receptive field) NaN, as in other libraries' Winograd kernels; the
+/// direct and GEMM algorithms keep non-finite values to the outputs whose windows contain them.
 /// The environment variable ADEPT_CONV_ALGO = auto | reference | im2col | implicit_gemm | pointwise | depthwise |
 /// winograd | winograd_f4 (read on every call) forces one for the op's own computation (its gradients fall back
 /// to the rule where the forced one cannot run); ValueError naming the op when the forced algorithm cannot

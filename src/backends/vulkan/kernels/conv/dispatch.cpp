@@ -3,7 +3,8 @@
 // The rule (deterministic: it depends on the geometry, the dtype and the device's type only). A CPU-type
 // device (lavapipe) is bound by arithmetic, so fewer multiplies win; on a GPU (the H200) the tiled
 // implicit GEMM beat every Winograd variant and the float32 batched GEMM of the 1x1 path:
-//   depthwise      every depthwise geometry (groups == C_in, C_out % C_in == 0), all three directions
+//   depthwise      every depthwise geometry (groups == C_in, C_out % C_in == 0), all three directions, unless
+//                  a per-element loop would pass the driver's loop limit (lavapipe; then implicit_gemm)
 //   pointwise      1x1, stride 1, no padding (forward and input gradient): on CPU-type devices; on GPUs
 //                  for float16 with cooperative matrices (bmm's tensor-core path)
 //   winograd_f4    (CPU-type devices) 3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16
@@ -30,6 +31,8 @@
 // ADEPT_CONV_ALGO forces an algorithm wherever it can compute the call (else the rule's choice, or
 // ValueError for a strict call, kernels/conv.h).
 #include "backends/vulkan/kernels/conv/conv.h"
+#include <algorithm>
+
 #include "backends/vulkan/launch.h"
 
 namespace adept::vk::conv {
@@ -71,7 +74,12 @@ const char* requirement(ConvAlgo a) {
 
 ConvAlgo rule(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir d, Dtype dtype) {
   const bool cpu_type = info.device_type == "cpu";
-  if (is_depthwise(g)) return ConvAlgo::Depthwise;
+  // Depthwise unless a per-element loop (its window, or the m windows over an input element) would pass the
+  // driver's loop limit (lavapipe: a 1-channel conv with many outputs), where implicit_gemm splits the sum.
+  const int64_t steps = g.kH * g.kW * (d == ConvDir::Input ? g.C_out / std::max<int64_t>(g.C_in, 1) : 1);
+  if (is_depthwise(g) && (!info.loop_iteration_limit || steps <= info.loop_iteration_limit / 2)) {
+    return ConvAlgo::Depthwise;
+  }
   if (can_compute(ConvAlgo::Pointwise, g, d) && (cpu_type || (dtype == kFloat16 && info.cooperative_matrix))) {
     return ConvAlgo::Pointwise;
   }
