@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libopenblas-openmp-dev libomp-dev libdlpack-dev
   libhwy-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
-  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libyaml-cpp-dev libspdlog-dev libcli11-dev
+  libopencv-core-dev libopencv-imgproc-dev libjpeg62-turbo-dev libpng-dev libyaml-cpp-dev libspdlog-dev libcli11-dev
   pybind11-dev python3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools

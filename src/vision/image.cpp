@@ -1,4 +1,4 @@
-// Image decoding and encoding (imread, imwrite), the long-side resize of Ultralytics' loader, and OpenCV thread control.
+// Image decoding and encoding (imread, imwrite: the codecs are in codec_*.cpp), the long-side resize of Ultralytics' loader, and OpenCV thread control.
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -6,9 +6,9 @@
 #include <vector>
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "vision/codecs.h"
 #include "vision/cv_tensor.h"
 #include "vision/opencv_threads.h"
 
@@ -25,29 +25,15 @@ Tensor imread(const std::string& path) {
   ADEPT_CHECK(fs::is_regular_file(path, ec), IOError, "imread: '{}' is not a regular file", path);
   std::ifstream f(path, std::ios::binary);
   ADEPT_CHECK(f.good(), IOError, "imread: cannot open '{}' for reading", path);
-  const std::vector<uchar> bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
   ADEPT_CHECK(!f.bad(), IOError, "imread: error while reading '{}'", path);
   ADEPT_CHECK(!bytes.empty(), IOError, "imread: '{}' is empty", path);
-  cv::Mat img;
-  try {
-    img = cv::imdecode(bytes, cv::IMREAD_COLOR);
-  } catch (const cv::Exception& e) {
-    throw IOError(fmt::format("imread: cannot decode '{}': {}", path, e.what()));
-  }
-  ADEPT_CHECK(!img.empty(), IOError, "imread: '{}' ({} bytes) is not a decodable image", path,
-              bytes.size());
-  return detail::from_mat(img.isContinuous() ? img : img.clone());
+  return detail::decode_image(bytes.data(), bytes.size(), path);
 }
 
 void imwrite(const std::string& path, const Tensor& image) {
   detail::check_image(image, "imwrite");
-  bool ok = false;
-  try {
-    ok = cv::imwrite(path, detail::as_mat(image));
-  } catch (const cv::Exception& e) {
-    throw IOError(fmt::format("imwrite: cannot write '{}': {}", path, e.what()));
-  }
-  ADEPT_CHECK(ok, IOError, "imwrite: cannot write '{}'", path);
+  detail::write_image(path, {image.data_ptr<uint8_t>(), image.size(0), image.size(1), image.size(1) * 3});
 }
 
 LabeledImage resize_long_side(const LabeledImage& in, int imgsz) {

@@ -25,11 +25,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
 
 #include "adept/errors.h"
+#include "vision/codecs.h"
 #include "vision/cv_tensor.h"
 #include "vision/synthetic_shapes_render.h"
 
@@ -477,8 +477,8 @@ SplitStats write_split(const fs::path& dir, const SyntheticShapesOptions& o, int
     try {
       Rendered r = render(o, split, i, true);
       const fs::path file = images / image_name(i);
-      ADEPT_CHECK(cv::imwrite(file.string(), r.image, {cv::IMWRITE_JPEG_QUALITY, kJpegQuality}), IOError,
-                  "ensure_synthetic_shapes: cannot write '{}'", file.string());
+      detail::write_image(file.string(), {r.image.data, r.image.rows, r.image.cols, static_cast<int64_t>(r.image.step)},
+                          kJpegQuality);
       if (!r.boxes.empty()) {
         std::string text;
         for (const detail::Box& b : r.boxes)

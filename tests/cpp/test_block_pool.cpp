@@ -124,7 +124,7 @@ std::vector<Event> read_trace(const std::string& path) {
 }
 
 TEST(BlockPool, ATrainingTraceWithDriftingSizesKeepsReservedMemoryFlat) {
-  const std::vector<Event> trace = read_trace(ADEPT_TEST_DATA_DIR "/yolo11n_step_alloc_trace.txt");
+  const std::vector<Event> trace = read_trace(ADEPT_SOURCE_DIR "/tests/cpp/data/yolo11n_step_alloc_trace.txt");
   ASSERT_GT(trace.size(), 1000u);
   uint64_t max_id = 0;
   for (const Event& e : trace) max_id = std::max(max_id, e.id);

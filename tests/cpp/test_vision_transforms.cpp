@@ -833,7 +833,7 @@ TEST_F(VisionImread, TruncatedJpeg) {
 }
 
 TEST_F(VisionImread, RealCocoImage) {
-  const fs::path images = fs::path(__FILE__).parent_path() / "../../../shared/data/coco128/images";
+  const fs::path images = fs::path(ADEPT_SOURCE_DIR) / "../shared/data/coco128/images";
   if (!fs::is_directory(images)) GTEST_SKIP() << "no " << images;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(images))

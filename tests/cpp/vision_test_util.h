@@ -58,7 +58,7 @@ inline void write_bmp(const fs::path& p, int w, int h, uint32_t seed = 0) {
 
 /// ../shared/data/coco128 (absolute), or "" when the shared data is not there.
 inline fs::path coco128_source() {
-  const fs::path p = fs::path(__FILE__).parent_path() / "../../../shared/data/coco128";
+  const fs::path p = fs::path(ADEPT_SOURCE_DIR) / "../shared/data/coco128";
   std::error_code ec;
   return fs::is_directory(p / "images", ec) ? fs::canonical(p) : fs::path();
 }

@@ -47,13 +47,20 @@ struct AugmentOptions {
   double mosaic = 1.0;      ///< probability of a 4-image mosaic
 };
 
-/// Decodes an image file (any format OpenCV's imgcodecs reads; grey and alpha images converted)
-/// to (H, W, 3) uint8 BGR. IOError naming the file when it is missing, not a regular file,
-/// unreadable, empty or not decodable. A truncated JPEG may decode partially (libjpeg warns).
+/// Decodes a JPEG, PNG or BMP file (the format found from its first bytes) to (H, W, 3) uint8 BGR,
+/// the pixels OpenCV's cv::imread(IMREAD_COLOR) gives: JPEG on libjpeg-turbo (grey replicated, CMYK
+/// converted, EXIF orientation applied); PNG on libpng (grey replicated, alpha and transparency
+/// dropped without blending, palette expanded, 16-bit cut to the high byte, eXIf orientation
+/// applied); BMP uncompressed 1/4/8/24/32-bit. Other formats OpenCV read (TIFF, WebP, GIF, PNM,
+/// JPEG 2000, HDR, EXR, RLE-compressed or 16-bit BMP) raise IOError naming the file and the
+/// supported formats. IOError naming the file also when it is missing, not a regular file,
+/// unreadable, empty, corrupt or truncated; a JPEG cut inside its scan decodes partially (libjpeg's
+/// warning is logged, the rest grey), as cv::imread does.
 Tensor imread(const std::string& path);
 
-/// Encodes `image` ((H, W, 3) uint8 BGR) to `path`, the format chosen by the extension (.jpg,
-/// .png, ...). IOError naming the file when OpenCV cannot write it.
+/// Encodes `image` ((H, W, 3) uint8 BGR) to `path`, the format chosen by the extension
+/// (case-insensitive): .jpg/.jpeg/.jpe (quality 95), .png, .bmp/.dib, the bytes cv::imwrite writes
+/// with its defaults. IOError naming the file for another extension or when it cannot be written.
 void imwrite(const std::string& path, const Tensor& image);
 
 /// Ultralytics' load_image: resizes (bilinear) (h0, w0) -> (min(ceil(h0 r), imgsz),
