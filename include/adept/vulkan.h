@@ -44,6 +44,9 @@ bool vulkan_is_available();
 std::vector<VulkanDeviceInfo> vulkan_devices();
 /// Blocks until all work queued on `vulkan:index` (-1 = default) has finished.
 void vulkan_synchronize(int index = -1);
+/// Submits the work recorded so far on `vulkan:index` without waiting for it (work is otherwise
+/// submitted in batches of a few hundred commands, or when the host waits).
+void vulkan_flush(int index = -1);
 
 /// Validation-layer errors reported so far (ADEPT_VK_VALIDATION=1); tests require 0.
 uint64_t vulkan_validation_error_count();
@@ -51,12 +54,19 @@ uint64_t vulkan_validation_error_count();
 /// Device-to-host copies from `vulkan:index` (-1 = default) so far: .cpu(), item(), and ops that read
 /// back a count or an index bound. Each waits for all queued work; a training step should do few.
 uint64_t vulkan_download_count(int index = -1);
+/// Times the host has drained the queue of `vulkan:index` (-1 = default) so far: every download
+/// (.cpu(), item()), vulkan_synchronize() and empty_cache() submits and waits for all queued work.
+/// Waits that only keep the host at most a few command batches ahead of the device are not counted.
+uint64_t vulkan_sync_count(int index = -1);
 
-/// Allocator statistics in bytes: `allocated` by live tensors, `reserved` from the driver, `peak` allocated.
+/// Allocator statistics in bytes: `allocated` by live tensors, `reserved` from the driver, `peak` allocated,
+/// `peak_reserved` reserved (both peaks since the device was first used or the last reset).
 struct VulkanMemoryStats {
-  uint64_t allocated = 0, reserved = 0, peak = 0;
+  uint64_t allocated = 0, reserved = 0, peak = 0, peak_reserved = 0;
 };
 VulkanMemoryStats vulkan_memory_stats(int index = -1);
+/// Resets both peaks to the current allocated and reserved bytes (torch.cuda.reset_peak_memory_stats).
+void vulkan_reset_peak_memory_stats(int index = -1);
 /// Returns cached, unused device memory blocks to the driver.
 void vulkan_empty_cache(int index = -1);
 /// Caps the memory the allocator of `vulkan:index` reserves from the driver at `fraction` of the device's

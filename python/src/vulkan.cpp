@@ -41,8 +41,13 @@ void init_vulkan(py::module_& parent) {
     d["allocated_bytes"] = s.allocated;
     d["reserved_bytes"] = s.reserved;
     d["peak_allocated_bytes"] = s.peak;
+    d["peak_reserved_bytes"] = s.peak_reserved;
     return d;
   }, py::arg("device") = -1, "Allocator statistics in bytes.");
+  m.def("reset_peak_memory_stats", &vulkan_reset_peak_memory_stats, py::arg("device") = -1,
+        "Resets the peak allocated and reserved bytes to the current ones.");
+  m.def("sync_count", &vulkan_sync_count, py::arg("device") = -1,
+        "Times the host has waited for all queued work on the device (downloads, synchronize).");
   m.def("empty_cache", &vulkan_empty_cache, py::arg("device") = -1, "Returns unused cached memory to the driver.");
   m.def("set_per_process_memory_fraction", &vulkan_set_per_process_memory_fraction, py::arg("fraction"),
         py::arg("device") = -1,

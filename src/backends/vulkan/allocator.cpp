@@ -56,6 +56,7 @@ Block* Allocator::new_block(VkDeviceSize size, bool dedicated) {
   ADEPT_VK(vkBindBufferMemory(dev, b->buffer, b->memory, 0));
   if (host_visible_) ADEPT_VK(vkMapMemory(dev, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped));
   reserved_ += size;
+  peak_reserved_ = std::max(peak_reserved_, reserved_);
   blocks_.push_back(std::move(b));
   return blocks_.back().get();
 }
@@ -148,7 +149,13 @@ void Allocator::collect(uint64_t completed) {
 
 VulkanMemoryStats Allocator::stats() {
   std::lock_guard<std::mutex> lock(mu_);
-  return {allocated_, reserved_, peak_};
+  return {allocated_, reserved_, peak_, peak_reserved_};
+}
+
+void Allocator::reset_peaks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  peak_ = allocated_;
+  peak_reserved_ = reserved_;
 }
 
 void Allocator::set_limit(uint64_t bytes) {

@@ -50,6 +50,8 @@ class Allocator {
   /// Moves deferred frees whose serial has completed onto the free lists.
   void collect(uint64_t completed_serial);
   VulkanMemoryStats stats();
+  /// Peaks back to the current values.
+  void reset_peaks();
   /// Caps the bytes reserved from the driver (0: no cap); requests beyond it raise OutOfMemoryError.
   void set_limit(uint64_t bytes);
   /// Frees blocks with no live chunk (cached free chunks of them are dropped).
@@ -67,7 +69,7 @@ class Allocator {
   std::vector<std::unique_ptr<Block>> blocks_;
   std::map<VkDeviceSize, std::vector<Chunk*>> free_;
   std::vector<std::pair<Chunk*, uint64_t>> deferred_;
-  uint64_t allocated_ = 0, reserved_ = 0, peak_ = 0, limit_ = 0;
+  uint64_t allocated_ = 0, reserved_ = 0, peak_ = 0, peak_reserved_ = 0, limit_ = 0;
 };
 
 }  // namespace adept::vk
