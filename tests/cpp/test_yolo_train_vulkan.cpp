@@ -105,13 +105,15 @@ TEST_F(YoloTrainVulkan, SameLossCurveAsCpuAndCheckpointsMoveBetweenDevices) {
   const TrainResult vk = train(tiny_config(dir, data, "vulkan:0", "vk"), recorder(vk_items), &vk_model);
   ASSERT_EQ(cpu_items.size(), 2u);
   ASSERT_EQ(vk_items.size(), 2u);
-  // Step 1 is the same float32 computation summed in other orders (test_yolo_vulkan: <= 2e-5 measured);
-  // step 2 also carries AdamW's update of step 1, whose normalised steps amplify gradient rounding.
-  const double tol[2] = {1e-4, 2e-3};
+  // Step 1 is the same float32 computation summed in other orders (measured on lavapipe: <= 1.3e-4
+  // relative, the cls item); step 2 also carries AdamW's first update, which moves every weight by
+  // about lr * sign(grad): weights whose gradient is zero up to rounding move either way on the two
+  // devices (measured: the step 2 items differ by <= 0.4%).
+  const double tol[2] = {5e-4, 1e-2};
   for (size_t s = 0; s < 2; ++s)
     for (int k = 0; k < 3; ++k) {
       const double c = cpu_items[s][k], v = vk_items[s][k];
-      EXPECT_LE(std::abs(v - c), tol[s] * std::max(std::abs(c), 1e-3)) << "step " << s + 1 << " item " << k;
+      EXPECT_LE(std::abs(v - c), tol[s] * std::max(std::abs(c), 1e-3)) << "step " << s + 1 << " item " << k << ": cpu " << c << " vulkan " << v;
     }
   ASSERT_TRUE(cpu.best_val && vk.best_val);
   for (int k = 0; k < 3; ++k)
