@@ -44,6 +44,9 @@ bool vulkan_is_available();
 std::vector<VulkanDeviceInfo> vulkan_devices();
 /// Blocks until all work queued on `vulkan:index` (-1 = default) has finished.
 void vulkan_synchronize(int index = -1);
+/// Submits the work recorded so far on `vulkan:index` without waiting for it (work is otherwise
+/// submitted in batches of a few hundred commands, or when the host waits).
+void vulkan_flush(int index = -1);
 
 /// Validation-layer errors reported so far (ADEPT_VK_VALIDATION=1); tests require 0.
 uint64_t vulkan_validation_error_count();
@@ -51,6 +54,10 @@ uint64_t vulkan_validation_error_count();
 /// Device-to-host copies from `vulkan:index` (-1 = default) so far: .cpu(), item(), and ops that read
 /// back a count or an index bound. Each waits for all queued work; a training step should do few.
 uint64_t vulkan_download_count(int index = -1);
+/// Times the host has drained the queue of `vulkan:index` (-1 = default) so far: every download
+/// (.cpu(), item()), vulkan_synchronize() and empty_cache() submits and waits for all queued work.
+/// Waits that only keep the host at most a few command batches ahead of the device are not counted.
+uint64_t vulkan_sync_count(int index = -1);
 
 /// The caching allocator's statistics (torch.cuda.memory_stats' quantities), bytes unless said otherwise:
 /// `allocated` by live tensors (rounded block sizes), `reserved` from the driver (segments), their peaks

@@ -53,6 +53,8 @@ void init_vulkan(py::module_& parent) {
         "(1 - largest free block / free bytes).");
   m.def("reset_peak_memory_stats", &vulkan_reset_peak_memory_stats, py::arg("device") = -1,
         "Starts the peak statistics afresh (torch.cuda.reset_peak_memory_stats).");
+  m.def("sync_count", &vulkan_sync_count, py::arg("device") = -1,
+        "Times the host has waited for all queued work on the device (downloads, synchronize).");
   m.def("empty_cache", &vulkan_empty_cache, py::arg("device") = -1, "Returns unused cached memory to the driver.");
   m.def("set_per_process_memory_fraction", &vulkan_set_per_process_memory_fraction, py::arg("fraction"),
         py::arg("device") = -1,

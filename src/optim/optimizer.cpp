@@ -164,7 +164,9 @@ void Optimizer::load_state_dict(const OptimizerStateDict& sd) {
     for (const auto& [key, value] : entries) {
       Tensor v = value.detach();
       if (key != "step" && p.is_floating_point() && v.is_floating_point()) v = v.to(p.dtype());
-      s[key] = v.to(p.device()).clone();
+      // The step count stays on the host, as torch keeps it (non-fused, non-capturable): the optimizers read it
+      // every step, which would otherwise be a device download per parameter.
+      s[key] = (key == "step" ? v.to(kCPU) : v.to(p.device())).clone();
     }
   }
   state_ = std::move(state);

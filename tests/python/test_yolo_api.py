@@ -377,3 +377,25 @@ def test_sigterm_to_the_process_group_saves_and_leaves_no_shared_memory(data, tm
     r = json.loads(out.decode().strip().splitlines()[-1])
     assert r["interrupted"] and os.path.isfile(r["last"])
     assert not glob.glob("/dev/shm/adept.{}.*".format(proc.pid))
+
+
+@pytest.mark.skipif(not adept.vulkan.is_available(), reason="no Vulkan device")
+def test_train_on_vulkan(data, tmp_path):
+    """train(device="vulkan") trains, validates and writes the epoch's peak device memory; the
+    checkpoint predicts on the CPU as the model does on the device."""
+    adept.manual_seed(0)
+    model = YOLO("yolo11n")
+    seen = []
+    r = model.train(**train_options(data, str(tmp_path), epochs=1, device="vulkan", seed=3),
+                    on_batch_end=lambda epoch, batch, items: seen.append(items))
+    assert r["epochs"] == 1 and r["best_val"] is not None and len(seen) == 3
+    row = rows(os.path.join(r["save_dir"], "results.csv"))[0]
+    assert float(row["gpu/peak_reserved_MiB"]) >= float(row["gpu/peak_allocated_MiB"]) > 0
+    x = adept.rand(1, 3, IMGSZ, IMGSZ, generator=adept.Generator().manual_seed(2))
+    # The object holds the checkpoint's EMA weights (on the CPU, as YOLO(path) loads them); the same
+    # checkpoint on the device predicts the same.
+    on_cpu = YOLO(r["last"]).eval()(x)
+    assert adept.equal(model.eval()(x), on_cpu)
+    vk = YOLO(r["last"]).eval()
+    vk.model.to("vulkan")
+    assert adept.allclose(vk(x.to("vulkan")).cpu(), on_cpu, rtol=1e-3, atol=1e-3)

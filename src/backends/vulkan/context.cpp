@@ -301,6 +301,12 @@ void vulkan_synchronize(int index) {
   ctx.stream().synchronize();
 }
 
+void vulkan_flush(int index) {
+  auto& ctx = vk::Context::get(index);
+  std::lock_guard<std::mutex> lock(ctx.mutex());
+  ctx.stream().flush();
+}
+
 void vulkan_set_per_process_memory_fraction(double fraction, int index) {
   ADEPT_CHECK(fraction >= 0 && fraction <= 1, ValueError,
               "vulkan_set_per_process_memory_fraction: fraction {} is outside [0, 1]", fraction);
@@ -310,6 +316,8 @@ void vulkan_set_per_process_memory_fraction(double fraction, int index) {
 }
 
 uint64_t vulkan_download_count(int index) { return vk::Context::get(index).downloads().load(); }
+
+uint64_t vulkan_sync_count(int index) { return vk::Context::get(index).stream().sync_count(); }
 
 VulkanMemoryStats vulkan_memory_stats(int index) { return vk::Context::get(index).allocator().stats(); }
 

@@ -202,6 +202,9 @@ void Stream::wait(uint64_t serial) {
   }
 }
 
-void Stream::synchronize() { wait(flush()); }
+void Stream::synchronize() {
+  ++syncs_;
+  wait(flush());
+}
 
 }  // namespace adept::vk

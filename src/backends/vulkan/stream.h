@@ -5,6 +5,7 @@
 #pragma once
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -45,8 +46,10 @@ class Stream {
   /// Blocks until batch `serial` has completed; throws DeviceError naming the batch's last op when the
   /// device has not finished it within the timeout (ADEPT_VK_TIMEOUT seconds, default 600).
   void wait(uint64_t serial);
-  /// flush() + wait for everything.
+  /// flush() + wait for everything (counted: sync_count()).
   void synchronize();
+  /// synchronize() calls so far (vulkan_sync_count).
+  uint64_t sync_count() const { return syncs_.load(); }
   uint64_t completed_serial() const { return completed_; }
   /// The op of the most recent dispatch or copy ("" before any).
   const char* last_op() const { return last_op_; }
@@ -76,6 +79,7 @@ class Stream {
   uint64_t next_serial_ = 1;
   uint64_t completed_ = 0;
   const char* last_op_ = "";
+  std::atomic<uint64_t> syncs_{0};
 };
 
 }  // namespace adept::vk

@@ -21,6 +21,9 @@
 #include "adept/optim/ema.h"
 #include "adept/optim/lr_scheduler.h"
 #include "adept/vision/detection_collate.h"
+#ifdef ADEPT_WITH_VULKAN
+#include "adept/vulkan.h"
+#endif
 #include "models/yolo/engine/csv_log.h"
 #include "models/yolo/engine/progress.h"
 #include "models/yolo/engine/setup.h"
@@ -159,12 +162,49 @@ class Trainer {
       config_ = user_config;
     }
     if (detail::is_builtin_data(config_.str("data"))) detail::apply_builtin_defaults(config_);
-    setup();
+    try {
+      setup();
+    } catch (const OutOfMemoryError&) {
+      rethrow_device_error(std::current_exception());
+    }
   }
 
   TrainResult run();
 
+  /// Device errors with what the run needs to continue: OutOfMemoryError with the batch and a smaller
+  /// one to try, DeviceError (a lost or stuck device) naming the last checkpoint, which stays intact
+  /// (checkpoints are written atomically and only between batches).
+  [[noreturn]] void rethrow_device_error(std::exception_ptr e) const;
+
  private:
+  struct StagedBatch {
+    Tensor img;      // uint8 (B, 3, H, W), on the device (its upload queued)
+    Tensor targets;  // (N, 6) on the host
+  };
+  StagedBatch stage(data::Batch& b) const { return {b.at("img").to(device_), b.at("targets")}; }
+  bool on_gpu() const { return device_.type == DeviceType::Vulkan; }
+  // Submits the device's queued work without waiting for it.
+  void flush_device() const {
+#ifdef ADEPT_WITH_VULKAN
+    if (on_gpu()) vulkan_flush(device_.index);
+#endif
+  }
+  void vulkan_reset_peaks() const {
+#ifdef ADEPT_WITH_VULKAN
+    vulkan_reset_peak_memory_stats(device_.index);
+#endif
+  }
+  // Peak allocated and reserved device memory in MiB since vulkan_reset_peaks() (NaN on the CPU).
+  std::array<double, 2> gpu_peaks() const {
+    std::array<double, 2> out{std::nan(""), std::nan("")};
+#ifdef ADEPT_WITH_VULKAN
+    if (on_gpu()) {
+      const VulkanMemoryStats m = vulkan_memory_stats(device_.index);
+      out = {static_cast<double>(m.peak) / (1 << 20), static_cast<double>(m.peak_reserved) / (1 << 20)};
+    }
+#endif
+    return out;
+  }
   void setup();
   void optimizer_step();
   void warmup(int64_t ni, int64_t epoch);
@@ -196,6 +236,7 @@ class Trainer {
   int64_t epochs_ = 0, batch_size_ = 0, nb_ = 0, nw_ = -1, accumulate_ = 1, last_opt_step_ = -1;
   double nbs_ = 64, warmup_bias_lr_ = 0, best_fitness_ = -1;
   int64_t best_epoch_ = -1, nonfinite_streak_ = 0;
+  int64_t at_epoch_ = -1, at_batch_ = -1;  // where the run is (error messages); -1: in setup
   std::array<double, 3> loss_sum_{};
 };
 
@@ -339,6 +380,30 @@ void Trainer::optimizer_step() {
   ema_->update(*model_);
 }
 
+void Trainer::rethrow_device_error(std::exception_ptr e) const {
+  const std::string where = at_epoch_ < 0 ? std::string("while setting up the run")
+                            : at_batch_ < 0 ? fmt::format("after epoch {} (validation or checkpoint)", at_epoch_ + 1)
+                                            : fmt::format("at epoch {} batch {}", at_epoch_ + 1, at_batch_ + 1);
+  std::error_code ec;
+  const std::string ckpt = !last_.empty() && fs::exists(last_, ec)
+                               ? fmt::format("the last checkpoint {} is intact; continue with `adept train resume={}`",
+                                             last_, last_)
+                               : std::string("no checkpoint was written yet");
+  const std::string device = config_.str("device");
+  try {
+    std::rethrow_exception(e);
+  } catch (const OutOfMemoryError& oom) {
+    const int64_t smaller = std::max<int64_t>(batch_size_ / 2, 1);
+    throw OutOfMemoryError(fmt::format(
+        "train: out of device memory on {} {} with batch={} imgsz={}: {}; try a smaller batch (e.g. batch={}{}); {}",
+        device, where, batch_size_, config_.str("imgsz"), oom.what(), smaller,
+        batch_size_ > 1 ? "" : " or a smaller imgsz", ckpt));
+  } catch (const DeviceError& d) {
+    throw DeviceError(fmt::format("train: the device {} failed {}: {}; the run stopped, {}", device, where, d.what(),
+                                  ckpt));
+  }
+}
+
 TrainCheckpoint Trainer::checkpoint(int64_t epoch, int64_t batch) const {
   TrainCheckpoint c;
   c.config = config_;
@@ -383,9 +448,20 @@ TrainResult Trainer::run() {
     return e - 1 < static_cast<double>(start_epoch) ||
            (e - 1 == static_cast<double>(start_epoch) && b - 1 < static_cast<double>(start_batch));
   });
-  CsvLog results(results_csv, {"epoch", "train/box_loss", "train/cls_loss", "train/dfl_loss", "metrics/precision(B)",
-                               "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "val/box_loss",
-                               "val/cls_loss", "val/dfl_loss", "lr/pg0", "lr/pg1", "lr/pg2", "seconds"});
+  std::vector<std::string> result_columns = {
+      "epoch",        "train/box_loss", "train/cls_loss", "train/dfl_loss", "metrics/precision(B)",
+      "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "val/box_loss", "val/cls_loss",
+      "val/dfl_loss", "lr/pg0",         "lr/pg1",         "lr/pg2",         "seconds"};
+  // GPU runs add the epoch's peak device memory; a resumed run keeps the columns its file has.
+  const std::string kGpuColumns = "gpu/peak_allocated_MiB,gpu/peak_reserved_MiB";
+  std::string header;
+  if (std::ifstream in(results_csv); in) std::getline(in, header);
+  const bool gpu_columns = header.empty() ? on_gpu() : header.find(kGpuColumns) != std::string::npos;
+  if (gpu_columns) {
+    result_columns.push_back("gpu/peak_allocated_MiB");
+    result_columns.push_back("gpu/peak_reserved_MiB");
+  }
+  CsvLog results(results_csv, result_columns);
   CsvLog batches(batches_csv, {"epoch", "batch", "iteration", "box_loss", "cls_loss", "dfl_loss", "instances",
                                "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
   const int64_t close_at = epochs_ - config_.integer("close_mosaic");
@@ -404,17 +480,35 @@ TrainResult Trainer::run() {
     if (first == 0) loss_sum_ = {};
     train_loader_->set_start_batch(first);
     detail::Progress bar(fmt::format("epoch {}/{}", epoch + 1, epochs_), nb_, first);
+    if (on_gpu()) vulkan_reset_peaks();
     int64_t i = first;
     auto t_batch = std::chrono::steady_clock::now();
-    for (data::Batch& batch : *train_loader_) {
+    // Batch i+1 is loaded and its upload queued while the device runs the forward of batch i; the
+    // host then waits once per step, for the loss (its finiteness decides whether the batch is
+    // skipped) and the items the progress bar and batches.csv show. Images travel as uint8 and are
+    // converted on the device; the targets stay on the host, where the loss pads them.
+    data::DataLoader::Iterator it = train_loader_->begin();
+    const data::DataLoader::Iterator end = train_loader_->end();
+    std::optional<StagedBatch> next;
+    if (it != end) next = stage(*it);
+    at_epoch_ = epoch;
+    while (next) {
+      at_batch_ = i;
+      const StagedBatch cur = std::move(*next);
+      next.reset();
       const int64_t ni = i + nb_ * epoch;
       warmup(ni, epoch);
-      const Tensor img = vision::to_float_image(batch.at("img").to(device_));  // uint8 travels, the device converts
-      const Tensor targets = batch.at("targets").to(device_);
+      const Tensor img = vision::to_float_image(cur.img);
+      const Tensor& targets = cur.targets;
       auto [loss, items] = (*loss_)(model_->forward_maps(img), targets);
-      const Tensor it = items.to(kCPU).to(kFloat64).contiguous();
-      const std::array<double, 3> li = {it.data_ptr<double>()[0], it.data_ptr<double>()[1], it.data_ptr<double>()[2]};
-      if (!std::isfinite(loss.item<double>())) {
+      // Reading back one (4,) tensor submits the forward; the next batch is prepared before the wait.
+      const Tensor values = cat({loss.detach().reshape({1}).to(items.dtype()), items.reshape({-1})});
+      flush_device();
+      if (++it != end) next = stage(*it);
+      const Tensor host = values.to(kCPU).to(kFloat64).contiguous();
+      const double* hv = host.data_ptr<double>();
+      const std::array<double, 3> li = {hv[1], hv[2], hv[3]};
+      if (!std::isfinite(hv[0])) {
         ++nonfinite_streak_;
         spdlog::warn("epoch {} batch {}: the loss is not finite (box {}, cls {}, dfl {}); skipping this batch", epoch + 1,
                      i + 1, li[0], li[1], li[2]);
@@ -432,6 +526,7 @@ TrainResult Trainer::run() {
         optimizer_step();
         last_opt_step_ = ni;
       }
+      flush_device();  // the device runs backward and the step while the host logs and prepares the next forward
       if (callbacks_.on_batch_end) callbacks_.on_batch_end(epoch, i, li);
       const auto now = std::chrono::steady_clock::now();
       const double ips = static_cast<double>(img.size(0)) / std::chrono::duration<double>(now - t_batch).count();
@@ -453,6 +548,7 @@ TrainResult Trainer::run() {
         return result;
       }
     }
+    at_batch_ = -1;
     const double n = static_cast<double>(std::max<int64_t>(i, 1));
     bar.finish(fmt::format("box {:.4f} cls {:.4f} dfl {:.4f}", loss_sum_[0] / n, loss_sum_[1] / n, loss_sum_[2] / n));
     const std::vector<double> lr = lrs();
@@ -475,10 +571,16 @@ TrainResult Trainer::run() {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_t0).count();
     const double nan = std::nan("");
-    results.append({static_cast<double>(epoch + 1), loss_sum_[0] / n, loss_sum_[1] / n, loss_sum_[2] / n,
-                    v ? v->metrics.mp : nan, v ? v->metrics.mr : nan, v ? v->metrics.map50 : nan,
-                    v ? v->metrics.map50_95 : nan, v ? v->loss[0] : nan, v ? v->loss[1] : nan, v ? v->loss[2] : nan,
-                    lr[0], lr[1], lr[2], seconds});
+    std::vector<double> row = {static_cast<double>(epoch + 1), loss_sum_[0] / n, loss_sum_[1] / n, loss_sum_[2] / n,
+                               v ? v->metrics.mp : nan, v ? v->metrics.mr : nan, v ? v->metrics.map50 : nan,
+                               v ? v->metrics.map50_95 : nan, v ? v->loss[0] : nan, v ? v->loss[1] : nan,
+                               v ? v->loss[2] : nan, lr[0], lr[1], lr[2], seconds};
+    const std::array<double, 2> peaks = gpu_peaks();  // training and validation of this epoch
+    if (on_gpu())
+      spdlog::info("epoch {}: peak device memory {:.1f} MiB allocated, {:.1f} MiB reserved ({})", epoch + 1, peaks[0],
+                   peaks[1], config_.str("device"));
+    if (gpu_columns) row.insert(row.end(), peaks.begin(), peaks.end());
+    results.append(row);
     scheduler_->step();
     const TrainCheckpoint c = checkpoint(epoch + 1, 0);
     save_checkpoint(c, last_);
@@ -511,7 +613,13 @@ TrainResult Trainer::run() {
 
 TrainResult train(const Config& config, const TrainCallbacks& callbacks, LoadedModel* model) {
   Trainer trainer(config, callbacks, model);
-  return trainer.run();
+  try {
+    return trainer.run();
+  } catch (const OutOfMemoryError&) {
+    trainer.rethrow_device_error(std::current_exception());
+  } catch (const DeviceError&) {
+    trainer.rethrow_device_error(std::current_exception());
+  }
 }
 
 }  // namespace adept::models::yolo
