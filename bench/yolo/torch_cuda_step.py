@@ -19,12 +19,12 @@ NC = 80
 def targets(batch, gen):
     rows = []
     for b in range(batch):
-        for _ in range(int(torch.randint(2, 9, (), generator=gen))):
-            w, h = (0.04 + 0.36 * torch.rand(2, generator=gen)).tolist()
-            cx = w / 2 + (1 - w) * float(torch.rand((), generator=gen))
-            cy = h / 2 + (1 - h) * float(torch.rand((), generator=gen))
-            rows.append([b, int(torch.randint(0, NC, (), generator=gen)), cx, cy, w, h])
-    return torch.tensor(rows, dtype=torch.float32)
+        for _ in range(int(torch.randint(2, 9, (), generator=gen, device="cpu"))):
+            w, h = (0.04 + 0.36 * torch.rand(2, generator=gen, device="cpu")).tolist()
+            cx = w / 2 + (1 - w) * float(torch.rand((), generator=gen, device="cpu"))
+            cy = h / 2 + (1 - h) * float(torch.rand((), generator=gen, device="cpu"))
+            rows.append([b, int(torch.randint(0, NC, (), generator=gen, device="cpu")), cx, cy, w, h])
+    return torch.tensor(rows, dtype=torch.float32, device="cpu")
 
 
 def main():
