@@ -707,6 +707,7 @@ def test_supported_answers_from_the_registry():
         adept.supported("no_such_op", "cpu")
     if adept.vulkan.is_available():
         assert adept.supported("exp", "vulkan")
-        assert "conv2d: conv2d_forward (float32)" in adept.missing_kernels(["conv2d"], "vulkan")
-        with pytest.raises(NotImplementedError, match="conv2d"):
-            adept.nn.functional.conv2d(adept.zeros(1, 1, 3, 3, device="vulkan"), adept.zeros(1, 1, 1, 1, device="vulkan"))
+        assert adept.supported("conv2d", "vulkan", adept.float16, backward=True)
+        assert adept.missing_kernels(["conv2d", "conv_transpose2d"], "vulkan") == []
+        y = adept.nn.functional.conv2d(adept.ones(1, 1, 3, 3, device="vulkan"), adept.ones(1, 1, 1, 1, device="vulkan"))
+        assert y.cpu().tolist() == [[[[1.0] * 3] * 3]]
