@@ -25,12 +25,13 @@ BlockPool::BlockPool(SegmentAlloc alloc, SegmentFree free, uint64_t max_segment)
 
 BlockPool::~BlockPool() {
   for (const Segment& s : segments_) {
+    void* segment = s.head->segment;
     for (PoolBlock* b = s.head; b;) {
       PoolBlock* next = b->next;
       delete b;
       b = next;
     }
-    free_fn_(s.head->segment, s.size);
+    free_fn_(segment, s.size);
   }
 }
 
