@@ -18,7 +18,7 @@ ADEPT_DECLARE_KERNEL(binary_kernel, void(BinaryOp op, const Tensor& out, const T
 /// out = cond ? a : b (cond bool; a, b, out one dtype).
 ADEPT_DECLARE_KERNEL(where_kernel, void(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b))
 /// SiLU's gradient in one pass: grad_in = grad_out * s * (1 + x * (1 - s)), s = sigmoid(x); the three
-/// tensors share shape and floating dtype. Optional (CPU only): silu's backward uses the same formula
+/// tensors share shape and floating dtype. Optional (CPU, Vulkan): silu's backward uses the same formula
 /// written with ops on devices without it, and when building a graph (create_graph).
 ADEPT_DECLARE_KERNEL(silu_backward_kernel, void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& x))
 

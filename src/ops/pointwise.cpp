@@ -195,12 +195,17 @@ Tensor run_unary(UnaryOp op, const char* name, const Tensor& x, Dtype compute, D
 using UnaryGrad = std::function<Tensor(const Tensor& g, const Tensor& x, const Tensor& out)>;
 
 // Unary op with a backward formula in terms of the input x and output y.
-Tensor unary_op(UnaryOp op, const char* name, const char* node, const Tensor& x, bool floating, UnaryGrad grad,
-                const UnaryParams& p = {}) {
+// What a unary op's gradient reads, so that backward keeps only that alive (SiLU's output, say, is
+// often consumed by ops that save nothing, like a residual add: saving it would hold it until backward).
+enum class Saves { None, Input, Output };
+
+Tensor unary_op(UnaryOp op, const char* name, const char* node, const Tensor& x, bool floating, Saves saves,
+                UnaryGrad grad, const UnaryParams& p = {}) {
   Dtype compute = floating ? float_of(x.dtype()) : x.dtype();
   Tensor out = run_unary(op, name, x, compute, compute, p);
   if (grad && autograd::needs_grad({&x})) {
-    SavedTensor X = x, Y = SavedTensor::output(out);
+    SavedTensor X = saves == Saves::Input ? SavedTensor(x) : SavedTensor(),
+                Y = saves == Saves::Output ? SavedTensor::output(out) : SavedTensor();
     Dtype dx = x.dtype();
     record(node, {x}, {out}, [=](const Grads& g) {
       Tensor r = grad(g[0], X.get(), Y.get());
@@ -333,7 +338,7 @@ Tensor pow(const Tensor& a, const Scalar& e) {
   }
   double ed = e.to_double();
   UnaryParams p{ed};
-  return unary_op(UnaryOp::PowScalar, "pow", "PowBackward0", a.to(c), true,
+  return unary_op(UnaryOp::PowScalar, "pow", "PowBackward0", a.to(c), true, Saves::Input,
                   [ed](const Tensor& g, const Tensor& x, const Tensor&) {
                     if (ed == 0) return zeros_like(g);
                     return g * ed * pow(x, ed - 1);
@@ -440,7 +445,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> mn, std::optional<Scalar> mx
   constexpr double inf = std::numeric_limits<double>::infinity();
   UnaryParams p{mn ? mn->to_double() : -inf, mx ? mx->to_double() : inf};
   Tensor xin = x.to(c);
-  return unary_op(UnaryOp::Clamp, "clamp", "ClampBackward1", xin, false,
+  return unary_op(UnaryOp::Clamp, "clamp", "ClampBackward1", xin, false, Saves::Input,
                   [p](const Tensor& g, const Tensor& xx, const Tensor&) {
                     Tensor keep = logical_and(ge(xx, p.a), le(xx, p.b));
                     return where(keep, g, zeros({}, TensorOptions(g.dtype()).set_device(g.device())));
@@ -455,37 +460,37 @@ Tensor clamp(const Tensor& x, const Tensor& mn, const Tensor& mx) {
 
 // ---- unary ----
 
-#define ADEPT_UNARY(NAME, OP, NODE, FLOATING, GRAD) \
-  Tensor NAME(const Tensor& x) { return unary_op(UnaryOp::OP, #NAME, NODE, x, FLOATING, GRAD); }
+#define ADEPT_UNARY(NAME, OP, NODE, FLOATING, SAVES, GRAD) \
+  Tensor NAME(const Tensor& x) { return unary_op(UnaryOp::OP, #NAME, NODE, x, FLOATING, Saves::SAVES, GRAD); }
 
-ADEPT_UNARY(abs, Abs, "AbsBackward0", false, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * sign(x); })
-ADEPT_UNARY(sign, Sign, "SignBackward0", false, zero_grad_fn)
-ADEPT_UNARY(floor, Floor, "FloorBackward0", false, zero_grad_fn)
-ADEPT_UNARY(ceil, Ceil, "CeilBackward0", false, zero_grad_fn)
-ADEPT_UNARY(trunc, Trunc, "TruncBackward0", false, zero_grad_fn)
-ADEPT_UNARY(exp, Exp, "ExpBackward0", true, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y; })
-ADEPT_UNARY(exp2, Exp2, "Exp2Backward0", true,
+ADEPT_UNARY(abs, Abs, "AbsBackward0", false, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * sign(x); })
+ADEPT_UNARY(sign, Sign, "SignBackward0", false, None, zero_grad_fn)
+ADEPT_UNARY(floor, Floor, "FloorBackward0", false, None, zero_grad_fn)
+ADEPT_UNARY(ceil, Ceil, "CeilBackward0", false, None, zero_grad_fn)
+ADEPT_UNARY(trunc, Trunc, "TruncBackward0", false, None, zero_grad_fn)
+ADEPT_UNARY(exp, Exp, "ExpBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y; })
+ADEPT_UNARY(exp2, Exp2, "Exp2Backward0", true, Output,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y * std::numbers::ln2; })
-ADEPT_UNARY(log, Log, "LogBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / x; })
-ADEPT_UNARY(log2, Log2, "Log2Backward0", true,
+ADEPT_UNARY(log, Log, "LogBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / x; })
+ADEPT_UNARY(log2, Log2, "Log2Backward0", true, Input,
             [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * std::numbers::ln2); })
-ADEPT_UNARY(log1p, Log1p, "Log1PBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x + 1); })
-ADEPT_UNARY(expm1, Expm1, "Expm1Backward0", true, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y + 1); })
-ADEPT_UNARY(sqrt, Sqrt, "SqrtBackward0", true, [](const Tensor& g, const Tensor&, const Tensor& y) { return g / (y * 2); })
-ADEPT_UNARY(rsqrt, Rsqrt, "RsqrtBackward0", true,
+ADEPT_UNARY(log1p, Log1p, "Log1PBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x + 1); })
+ADEPT_UNARY(expm1, Expm1, "Expm1Backward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y + 1); })
+ADEPT_UNARY(sqrt, Sqrt, "SqrtBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g / (y * 2); })
+ADEPT_UNARY(rsqrt, Rsqrt, "RsqrtBackward0", true, Output,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y * y * y * -0.5; })
-ADEPT_UNARY(reciprocal, Reciprocal, "ReciprocalBackward0", true,
+ADEPT_UNARY(reciprocal, Reciprocal, "ReciprocalBackward0", true, Output,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return -g * y * y; })
-ADEPT_UNARY(sin, Sin, "SinBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cos(x); })
-ADEPT_UNARY(cos, Cos, "CosBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) { return -g * sin(x); })
-ADEPT_UNARY(tan, Tan, "TanBackward0", true, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y * y + 1); })
-ADEPT_UNARY(atan, Atan, "AtanBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * x + 1); })
-ADEPT_UNARY(tanh, Tanh, "TanhBackward0", true, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (1 - y * y); })
-ADEPT_UNARY(sigmoid, Sigmoid, "SigmoidBackward0", true,
+ADEPT_UNARY(sin, Sin, "SinBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cos(x); })
+ADEPT_UNARY(cos, Cos, "CosBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return -g * sin(x); })
+ADEPT_UNARY(tan, Tan, "TanBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y * y + 1); })
+ADEPT_UNARY(atan, Atan, "AtanBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * x + 1); })
+ADEPT_UNARY(tanh, Tanh, "TanhBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (1 - y * y); })
+ADEPT_UNARY(sigmoid, Sigmoid, "SigmoidBackward0", true, Output,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y * (1 - y); })
-ADEPT_UNARY(relu, Relu, "ReluBackward0", false,
+ADEPT_UNARY(relu, Relu, "ReluBackward0", false, Output,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return where(gt(y, 0), g, zeros({}, TensorOptions(g.dtype()))); })
-ADEPT_UNARY(silu, Silu, "SiluBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) {
+ADEPT_UNARY(silu, Silu, "SiluBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) {
   if (!is_grad_enabled() && silu_backward_kernel().has(x.device().type)) {
     // One fused pass; the formula below stays for create_graph (differentiable again) and for
     // devices without the kernel.
@@ -496,14 +501,14 @@ ADEPT_UNARY(silu, Silu, "SiluBackward0", true, [](const Tensor& g, const Tensor&
   Tensor s = sigmoid(x);
   return g * s * (1 + x * (1 - s));
 })
-ADEPT_UNARY(erf, Erf, "ErfBackward0", true, [](const Tensor& g, const Tensor& x, const Tensor&) {
+ADEPT_UNARY(erf, Erf, "ErfBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) {
   return g * exp(-(x * x)) * (2.0 / std::sqrt(std::numbers::pi));
 })
 #undef ADEPT_UNARY
 
 Tensor square(const Tensor& x) {
   // Bool squares in int64, as torch (square is pow(x, 2)).
-  return unary_op(UnaryOp::Square, "square", "PowBackward0", x.dtype() == kBool ? x.to(kInt64) : x, false,
+  return unary_op(UnaryOp::Square, "square", "PowBackward0", x.dtype() == kBool ? x.to(kInt64) : x, false, Saves::Input,
                   [](const Tensor& g, const Tensor& xx, const Tensor&) { return g * xx * 2; });
 }
 
@@ -511,13 +516,13 @@ Tensor neg(const Tensor& x) {
   ADEPT_CHECK(x.dtype() != kBool, DtypeError,
               "neg: negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
               "mask, use the `~` or `logical_not()` operator instead.");
-  return unary_op(UnaryOp::Neg, "neg", "NegBackward0", x, false,
+  return unary_op(UnaryOp::Neg, "neg", "NegBackward0", x, false, Saves::None,
                   [](const Tensor& g, const Tensor&, const Tensor&) { return -g; });
 }
 
 Tensor round(const Tensor& x, int64_t decimals) {
-  if (decimals == 0) return unary_op(UnaryOp::Round, "round", "RoundBackward0", x, false, zero_grad_fn);
-  return unary_op(UnaryOp::RoundDecimals, "round", "RoundBackward1", x, false, zero_grad_fn,
+  if (decimals == 0) return unary_op(UnaryOp::Round, "round", "RoundBackward0", x, false, Saves::None, zero_grad_fn);
+  return unary_op(UnaryOp::RoundDecimals, "round", "RoundBackward1", x, false, Saves::None, zero_grad_fn,
                   UnaryParams{static_cast<double>(decimals)});
 }
 
@@ -526,13 +531,13 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
               "gelu: approximate must be 'none' or 'tanh', got '{}'", approximate);
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "gelu: not implemented for '{}'", dtype_name(x.dtype()));
   if (approximate == "none") {
-    return unary_op(UnaryOp::GeluErf, "gelu", "GeluBackward0", x, true, [](const Tensor& g, const Tensor& xx, const Tensor&) {
+    return unary_op(UnaryOp::GeluErf, "gelu", "GeluBackward0", x, true, Saves::Input, [](const Tensor& g, const Tensor& xx, const Tensor&) {
       Tensor cdf = (erf(xx * std::numbers::sqrt2 * 0.5) + 1) * 0.5;
       Tensor pdf = exp(xx * xx * -0.5) * (1.0 / std::sqrt(2 * std::numbers::pi));
       return g * (cdf + xx * pdf);
     });
   }
-  return unary_op(UnaryOp::GeluTanh, "gelu", "GeluBackward0", x, true, [](const Tensor& g, const Tensor& xx, const Tensor&) {
+  return unary_op(UnaryOp::GeluTanh, "gelu", "GeluBackward0", x, true, Saves::Input, [](const Tensor& g, const Tensor& xx, const Tensor&) {
     const double k = std::sqrt(2.0 / std::numbers::pi), c = 0.044715;
     Tensor inner = (xx + xx * xx * xx * c) * k;
     Tensor t = tanh(inner);
@@ -543,7 +548,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "softplus: not implemented for '{}'", dtype_name(x.dtype()));
-  return unary_op(UnaryOp::Softplus, "softplus", "SoftplusBackward0", x, true,
+  return unary_op(UnaryOp::Softplus, "softplus", "SoftplusBackward0", x, true, Saves::Input,
                   [beta, threshold](const Tensor& g, const Tensor& xx, const Tensor&) {
                     return where(gt(xx * beta, threshold), g, g * sigmoid(xx * beta));
                   }, UnaryParams{beta, threshold});
@@ -551,13 +556,13 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 
 Tensor logsigmoid(const Tensor& x) {
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "logsigmoid: not implemented for '{}'", dtype_name(x.dtype()));
-  return unary_op(UnaryOp::LogSigmoid, "logsigmoid", "LogSigmoidBackward0", x, true,
+  return unary_op(UnaryOp::LogSigmoid, "logsigmoid", "LogSigmoidBackward0", x, true, Saves::Input,
                   [](const Tensor& g, const Tensor& xx, const Tensor&) { return g * sigmoid(-xx); });
 }
 
 Tensor hardshrink(const Tensor& x, double lambd) {
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "hardshrink: not implemented for '{}'", dtype_name(x.dtype()));
-  return unary_op(UnaryOp::Hardshrink, "hardshrink", "HardshrinkBackward0", x, false,
+  return unary_op(UnaryOp::Hardshrink, "hardshrink", "HardshrinkBackward0", x, false, Saves::Input,
                   [lambd](const Tensor& g, const Tensor& xx, const Tensor&) {
                     Tensor inside = logical_and(ge(xx, -lambd), le(xx, lambd));
                     return where(inside, zeros({}, TensorOptions(g.dtype()).set_device(g.device())), g);
@@ -566,7 +571,7 @@ Tensor hardshrink(const Tensor& x, double lambd) {
 
 Tensor leaky_relu(const Tensor& x, double slope) {
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "leaky_relu: not implemented for '{}'", dtype_name(x.dtype()));
-  return unary_op(UnaryOp::LeakyRelu, "leaky_relu", "LeakyReluBackward0", x, false,
+  return unary_op(UnaryOp::LeakyRelu, "leaky_relu", "LeakyReluBackward0", x, false, Saves::Input,
                   [slope](const Tensor& g, const Tensor& xx, const Tensor&) { return where(gt(xx, 0), g, g * slope); },
                   UnaryParams{slope});
 }
@@ -587,7 +592,7 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
   }
   if (x.dtype() != kFloat64) lo = -hi;
   UnaryParams p{nan, posinf.value_or(hi), neginf.value_or(lo)};
-  return unary_op(UnaryOp::NanToNum, "nan_to_num", "NanToNumBackward0", x, false,
+  return unary_op(UnaryOp::NanToNum, "nan_to_num", "NanToNumBackward0", x, false, Saves::Input,
                   [](const Tensor& g, const Tensor& xx, const Tensor&) {
                     return where(isfinite(xx), g, zeros({}, TensorOptions(g.dtype())));
                   }, p);

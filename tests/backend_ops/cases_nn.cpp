@@ -313,6 +313,13 @@ void losses(std::vector<Case>& out) {
   add(out, "binary_cross_entropy_with_logits", "pos_weight",
       {in({4, 3}), in({4, 3}, Gen::Prob), in({4, 3}, Gen::Positive), in({3}, Gen::Positive)},
       [](const Tensors& x) { return one(F::binary_cross_entropy_with_logits(x[0], x[1], x[2], "sum", x[3])); });
+  // Constant weights (the detection loss's case): the op's own backward node, not the composed ops.
+  for (const std::string& r : reductions) {
+    add(out, "binary_cross_entropy_with_logits", "const_weights_" + r,
+        {in({2, 4, 3}, Gen::Large), in({2, 4, 3}, Gen::Prob), nograd({3}, Gen::Positive), nograd({4, 3}, Gen::Positive)},
+        [r](const Tensors& x) { return one(F::binary_cross_entropy_with_logits(x[0], x[1], x[2], r, x[3])); });
+    out.back().with_device_tol(10);
+  }
   for (const std::string& r : reductions) {
     add(out, "cross_entropy", r, {in({5, 4}), range({5}, 0, 3)},
         [r](const Tensors& x) { return one(F::cross_entropy(x[0], x[1], {}, -100, r)); });

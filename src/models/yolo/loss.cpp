@@ -97,10 +97,12 @@ std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& m
     flat.push_back(m.reshape({B, no, m.size(2) * m.size(3)}));
     sizes.emplace_back(m.size(2), m.size(3));
   }
-  const Tensor pred = cat(flat, 2).permute({0, 2, 1});
-  const int64_t A = pred.size(1);
-  const Tensor pred_dist = pred.narrow(2, 0, 4 * reg_max);  // (B, A, 4 R)
-  const Tensor logits = pred.narrow(2, 4 * reg_max, nc);    // (B, A, nc)
+  // One split (its backward is one cat) rather than two narrows (each backward a zero-filled copy of
+  // the whole prediction, then their sum).
+  const std::vector<Tensor> parts = split(cat(flat, 2).permute({0, 2, 1}), Shape{4 * reg_max, nc}, 2);
+  const Tensor pred_dist = parts[0].contiguous();  // (B, A, 4 R); one copy, then every reshape is a view
+  const Tensor& logits = parts[1];     // (B, A, nc)
+  const int64_t A = logits.size(1);
   auto [anchor_cpu, stride_cpu] = make_anchors(sizes, strides, dtype);
   const Tensor anchors = anchor_cpu.to(device), stride_t = stride_cpu.to(device);  // (A, 2), (A, 1)
   const Tensor bins = arange(reg_max, TensorOptions(dtype).set_device(device));

@@ -1,5 +1,5 @@
-// Vulkan kernels of the pointwise family: copy/convert, fill, unary, binary and where (shaders/copy.comp,
-// fill.comp, unary.comp, binary.comp, where.comp).
+// Vulkan kernels of the pointwise family: copy/convert, fill, unary, binary, where and silu's backward
+// (shaders/copy.comp, fill.comp, unary.comp, binary.comp, where.comp, silu_backward.comp).
 #include <bitset>
 #include <cstring>
 
@@ -119,6 +119,10 @@ void where_vk(const Tensor& out, const Tensor& cond, const Tensor& a, const Tens
   launch_elementwise("where", "where_" + dtype_suffix(out.dtype()), {}, {&out, &cond, &a, &b}, {});
 }
 
+void silu_backward_vk(const Tensor& grad_in, const Tensor& grad_out, const Tensor& x) {
+  launch_elementwise("silu backward", "silu_backward_" + dtype_suffix(x.dtype()), {}, {&grad_in, &grad_out, &x}, {});
+}
+
 }  // namespace
 
 ADEPT_REGISTER_KERNEL_SUPPORTING(copy_kernel, Vulkan, copy_vk, storable_dtype)
@@ -126,5 +130,6 @@ ADEPT_REGISTER_KERNEL_SUPPORTING(fill_kernel, Vulkan, fill_vk, storable_dtype)
 ADEPT_REGISTER_KERNEL_SUPPORTING(unary_kernel, Vulkan, unary_vk, unary_supports)
 ADEPT_REGISTER_KERNEL_SUPPORTING(binary_kernel, Vulkan, binary_vk, binary_supports)
 ADEPT_REGISTER_KERNEL_SUPPORTING(where_kernel, Vulkan, where_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL(silu_backward_kernel, Vulkan, silu_backward_vk)
 
 }  // namespace adept::vk
