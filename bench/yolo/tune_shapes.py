@@ -10,7 +10,7 @@ evaluates the EMA model on the val split with ``adept.models.non_max_suppression
 IoU 0.7, multi-label) and ``adept.models.DetectionMetrics`` (COCO mAP).
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/yolo/tune_shapes.py run \
-        --imgsz 160 --epochs 10 --log /tmp/tune.jsonl [--set key=value ...]
+        --imgsz 160 --epochs 10 --log /tmp/tune.jsonl [--set key=value ...] [--device cuda]
     /usr/bin/python3 bench/yolo/tune_shapes.py summary --log /tmp/tune.jsonl \
         --out bench/results/shapes_tuning_intel-xeon-2cpu.json
 
@@ -115,9 +115,12 @@ class EMA:
                 v.mul_(d).add_(msd[k].detach(), alpha=1 - d)
 
 
+DEVICE = "cpu"  # --device: where the mirror trains (the batches arrive as uint8 and are converted there)
+
+
 def to_torch(batch):
-    img = torch.from_numpy(batch["img"].numpy()).float().div_(255)
-    return img, torch.from_numpy(batch["targets"].numpy())
+    img = torch.from_numpy(batch["img"].numpy()).to(DEVICE).float().div_(255)
+    return img, torch.from_numpy(batch["targets"].numpy()).to(DEVICE)
 
 
 @torch.no_grad()
@@ -128,10 +131,10 @@ def evaluate(model, loader, nc):
     for batch in loader:
         img, targets = to_torch(batch)
         pred = model(img)
-        dets = adept.models.non_max_suppression(adept.from_numpy(pred.numpy()), conf_thres=0.001, iou_thres=0.7,
+        dets = adept.models.non_max_suppression(adept.from_numpy(pred.cpu().numpy()), conf_thres=0.001, iou_thres=0.7,
                                                 multi_label=True, max_det=300)
         h, w = img.shape[2:]
-        t = targets.numpy().astype(np.float64)
+        t = targets.cpu().numpy().astype(np.float64)
         for b, det in enumerate(dets):
             rows = t[t[:, 0] == b]
             xy, wh = rows[:, 2:4] * [w, h], rows[:, 4:6] * [w, h]
@@ -149,6 +152,10 @@ def load_average():
 def train(cfg, data_root, save=None):
     """One training run; returns its record (and saves the EMA weights to `save` when given)."""
     torch.manual_seed(cfg["seed"])
+    if DEVICE != "cpu":  # float32 as Adept computes it; the mirrors create their helper tensors without a device
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.set_default_device(DEVICE)
     data_imgsz = cfg["data_imgsz"] or cfg["imgsz"]
     t0 = time.time()
     yaml = V.ensure_synthetic_shapes(Path(data_root) / f"shapes-{cfg['train_images']}-{cfg['val_images']}-{data_imgsz}",
@@ -198,7 +205,7 @@ def train(cfg, data_root, save=None):
             img, targets = to_torch(batch)
             loss, items = detection_loss(model(img), targets, nc, gains=(cfg["box"], cfg["cls"], cfg["dfl"]))
             loss.backward()
-            losses.append(items.numpy())
+            losses.append(items.detach().cpu().numpy())
             if ni - last_opt_step >= accumulate:
                 nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0)
                 opt.step()
@@ -230,7 +237,10 @@ def train(cfg, data_root, save=None):
                cpu_s=round(time.process_time() - cpu0, 1), data_s=round(data_s, 1),
                s_per_epoch=round(train_s / epochs, 2), val_s_per_epoch_estimate=round(last_val_s, 2),
                load_avg_start=load_start, load_avg_end=load_average(), history=history,
-               time=time.strftime("%Y-%m-%d %H:%M:%S"))
+               time=time.strftime("%Y-%m-%d %H:%M:%S"), device=DEVICE)
+    if DEVICE.startswith("cuda"):
+        rec.update(device_name=torch.cuda.get_device_name(), peak_allocated_MiB=round(torch.cuda.max_memory_allocated() / 2**20),
+                   peak_reserved_MiB=round(torch.cuda.max_memory_reserved() / 2**20))
     return rec
 
 
@@ -297,6 +307,8 @@ def cmd_run(args):
         if getattr(args, k) is not None:
             cfg[k] = getattr(args, k)
     torch.set_num_threads(args.threads)
+    global DEVICE
+    DEVICE = args.device
     rec = train(cfg, args.data_root, args.save)
     rec["tag"] = args.tag
     rec["threads"] = args.threads
@@ -343,6 +355,8 @@ def main():
     r.add_argument("--workers", type=int)
     r.add_argument("--set", action="append", metavar="KEY=VALUE", help=f"any of: {', '.join(DEFAULTS)}")
     r.add_argument("--threads", type=int, default=2)
+    r.add_argument("--device", default="cpu", help="torch device of the mirror (cuda: the GPU reference of "
+                                                   "`adept train device=vulkan`)")
     r.add_argument("--data-root", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "adept_shapes_tuning"))
     r.add_argument("--log", help="append the run's record (JSON line) to this file")
     r.add_argument("--tag", default="")

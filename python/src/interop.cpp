@@ -62,8 +62,10 @@ const char* numpy_name(Dtype d) {
 }
 
 Dtype from_numpy_dtype(const py::dtype& dt) {
-  const char kind = dt.kind();
-  const auto size = dt.itemsize();
+  // Through the Python attributes: pybind11 before 2.12 reads kind and itemsize from NumPy 1's
+  // descriptor struct, whose layout NumPy 2 changed (every float32 array read as unsupported).
+  const char kind = dt.attr("kind").cast<std::string>()[0];
+  const auto size = dt.attr("itemsize").cast<py::ssize_t>();
   const char order = dt.attr("byteorder").cast<std::string>()[0];
   if (order == '>') throw adept::DtypeError("from_numpy: big-endian arrays are not supported");
   if (kind == 'b') return kBool;
