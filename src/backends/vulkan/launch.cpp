@@ -18,8 +18,6 @@ BufferRange range_of(const Tensor& t) {
   return {block_of(chunk)->buffer, chunk->offset, chunk->size};
 }
 
-bool storable_dtype(int, Dtype) { return true; }
-
 std::string dtype_suffix(Dtype d) {
   switch (d) {
     case kFloat32: return "f32";

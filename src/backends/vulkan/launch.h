@@ -18,9 +18,6 @@ BufferRange range_of(const Tensor& t);
 /// Shader-variant suffix of a dtype, as in the shaders' `@build` lines: "f32", "f16", "bf16", "f64",
 /// "i32", "i64", "u8", "bool".
 std::string dtype_suffix(Dtype d);
-/// Whether Vulkan tensors can hold `d`: every dtype has copy/fill/where/reduce variants (float64 needs the
-/// device's shaderFloat64, checked at dispatch); the `code` argument makes it a KernelSupportFn.
-bool storable_dtype(int code, Dtype d);
 
 /// Push constants of the elementwise shaders (mirrors shaders/elementwise_pc.glsl, std430).
 /// The parameters a, b, c hold a float's bits in word 0, a double's two words for float64 variants, or an

@@ -170,10 +170,10 @@ void nonzero_vk(const Tensor& out, const Tensor& in) {
 
 }  // namespace
 
-ADEPT_REGISTER_KERNEL_SUPPORTING(gather_kernel, Vulkan, gather_vk, storable_dtype)
-ADEPT_REGISTER_KERNEL_SUPPORTING(scatter_kernel, Vulkan, scatter_vk, storable_dtype)
-ADEPT_REGISTER_KERNEL_SUPPORTING(index_kernel, Vulkan, index_vk, storable_dtype)
-ADEPT_REGISTER_KERNEL_SUPPORTING(index_put_kernel, Vulkan, index_put_vk, storable_dtype)
-ADEPT_REGISTER_KERNEL_SUPPORTING(nonzero_kernel, Vulkan, nonzero_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL(gather_kernel, Vulkan, gather_vk)
+ADEPT_REGISTER_KERNEL(scatter_kernel, Vulkan, scatter_vk)
+ADEPT_REGISTER_KERNEL(index_kernel, Vulkan, index_vk)
+ADEPT_REGISTER_KERNEL(index_put_kernel, Vulkan, index_put_vk)
+ADEPT_REGISTER_KERNEL(nonzero_kernel, Vulkan, nonzero_vk)
 
 }  // namespace adept::vk

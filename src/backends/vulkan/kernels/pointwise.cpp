@@ -125,11 +125,11 @@ void silu_backward_vk(const Tensor& grad_in, const Tensor& grad_out, const Tenso
 
 }  // namespace
 
-ADEPT_REGISTER_KERNEL_SUPPORTING(copy_kernel, Vulkan, copy_vk, storable_dtype)
-ADEPT_REGISTER_KERNEL_SUPPORTING(fill_kernel, Vulkan, fill_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL(copy_kernel, Vulkan, copy_vk)
+ADEPT_REGISTER_KERNEL(fill_kernel, Vulkan, fill_vk)
 ADEPT_REGISTER_KERNEL_SUPPORTING(unary_kernel, Vulkan, unary_vk, unary_supports)
 ADEPT_REGISTER_KERNEL_SUPPORTING(binary_kernel, Vulkan, binary_vk, binary_supports)
-ADEPT_REGISTER_KERNEL_SUPPORTING(where_kernel, Vulkan, where_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL(where_kernel, Vulkan, where_vk)
 ADEPT_REGISTER_KERNEL(silu_backward_kernel, Vulkan, silu_backward_vk)
 
 }  // namespace adept::vk

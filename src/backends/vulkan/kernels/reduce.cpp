@@ -82,6 +82,6 @@ void reduce_vk(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t mask) 
 
 }  // namespace
 
-ADEPT_REGISTER_KERNEL_SUPPORTING(reduce_kernel, Vulkan, reduce_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL(reduce_kernel, Vulkan, reduce_vk)
 
 }  // namespace adept::vk

@@ -52,6 +52,6 @@ void scan_vk(const Tensor& out, const Tensor& in, int64_t dim, bool is_prod) {
 
 }  // namespace
 
-ADEPT_REGISTER_KERNEL_SUPPORTING(scan_kernel, Vulkan, scan_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL(scan_kernel, Vulkan, scan_vk)
 
 }  // namespace adept::vk

@@ -88,6 +88,6 @@ void sort_vk(const Tensor& values, const Tensor& indices, const Tensor& in, bool
 
 }  // namespace
 
-ADEPT_REGISTER_KERNEL_SUPPORTING(sort_kernel, Vulkan, sort_vk, storable_dtype)
+ADEPT_REGISTER_KERNEL(sort_kernel, Vulkan, sort_vk)
 
 }  // namespace adept::vk
