@@ -194,11 +194,11 @@ Tensor run_unary(UnaryOp op, const char* name, const Tensor& x, Dtype compute, D
 
 using UnaryGrad = std::function<Tensor(const Tensor& g, const Tensor& x, const Tensor& out)>;
 
-// Unary op with a backward formula in terms of the input x and output y.
 // What a unary op's gradient reads, so that backward keeps only that alive (SiLU's output, say, is
 // often consumed by ops that save nothing, like a residual add: saving it would hold it until backward).
 enum class Saves { None, Input, Output };
 
+// Unary op with a backward formula in terms of the input x and output y (whichever `saves` names).
 Tensor unary_op(UnaryOp op, const char* name, const char* node, const Tensor& x, bool floating, Saves saves,
                 UnaryGrad grad, const UnaryParams& p = {}) {
   Dtype compute = floating ? float_of(x.dtype()) : x.dtype();
