@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The public headers of the core layer: include/adept/<name>.h.
 CORE_PUBLIC_HEADERS = {"device", "dtype", "errors", "half", "scalar", "storage", "tensor",
-                       "parallel", "set_data"}
+                       "parallel", "set_data", "profiler"}
 
 LAYER_NAMES = ["core", "kernels", "backends", "ops", "libraries", "models", "top"]
 LIBRARIES = "nn|optim|data|io|vision|distributed|onnx"

@@ -8,10 +8,16 @@
 // process; with `--vary-targets 1` every step draws a new target table (a different count each step).
 // `--device vulkan` runs on the GPU (each phase is timed to the device's completion) and adds the device
 // allocator's statistics: peak allocated / reserved and the reserved bytes after every step.
+// `--phase-sync 0` waits for the device once per step (as `adept train` does) instead of after every phase.
+// `--profile N` (train, vulkan) then runs N more steps under vulkan_profiler_start/stop and adds "profile":
+// GPU time per kernel, per op, per layer (model.i, forward and backward) and per layer and kernel, ranked,
+// with dispatches, host recording time and wall time per step.
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -24,6 +30,7 @@
 #include "adept/adept.h"
 #include "adept/models/yolo/loss.h"
 #include "adept/models/yolo/yolo11.h"
+#include "adept/profiler.h"
 #include "adept/vulkan.h"
 
 // The OpenBLAS kernel set in use (libadept may have switched it from OpenBLAS's own choice).
@@ -38,7 +45,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: adept_bench_yolo init --out W.safetensors [--scale n] [--nc 80] [--seed 0]\n"
     "       adept_bench_yolo train|infer --inputs I.safetensors [--weights W.safetensors] [--scale n] [--nc 80]\n"
-    "                        [--warmup N] [--iters N] [--threads N] [--lr 0.01]\n";
+    "                        [--warmup N] [--iters N] [--threads N] [--lr 0.01] [--device cpu|vulkan]\n"
+    "                        [--synthetic BxS] [--vary-targets 0|1] [--phase-sync 0|1] [--profile N]\n";
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -100,7 +108,8 @@ std::vector<double> to_vector(const Tensor& t) {
 
 struct Args {
   std::string mode, inputs, weights, out, scale = "n", device = "cpu", synthetic;
-  int64_t nc = 80, warmup = -1, iters = -1, threads = 2;
+  int64_t nc = 80, warmup = -1, iters = -1, threads = 2, profile = 0;
+  bool phase_sync = true;
   bool vary_targets = false;
   uint64_t seed = 0;
   double lr = 0.01;
@@ -126,6 +135,8 @@ Args parse(int argc, char** argv) {
     else if (k == "--device") a.device = v;
     else if (k == "--synthetic") a.synthetic = v;
     else if (k == "--vary-targets") a.vary_targets = v != "0";
+    else if (k == "--phase-sync") a.phase_sync = v != "0";
+    else if (k == "--profile") a.profile = std::stoll(v);
     else throw ValueError("unknown option " + k);
   }
   if (a.warmup < 0) a.warmup = a.mode == "train" ? 2 : 3;
@@ -168,6 +179,74 @@ Tensor synthetic_targets(int64_t batch, int64_t nc, std::mt19937_64& rng) {
   return from_blob_copy(rows.data(), {static_cast<int64_t>(rows.size() / 6), 6}, kFloat32);
 }
 
+#ifdef ADEPT_WITH_VULKAN
+// Sums device time, host time and counts of profile rows grouped by `key`, largest device time first.
+json rank(const VulkanProfile& p, double steps, const std::function<std::string(const VulkanProfileRow&)>& key,
+          size_t top) {
+  std::map<std::string, std::array<double, 3>> sums;
+  for (const auto& row : p.rows) {
+    auto& s = sums[key(row)];
+    s[0] += row.device_ms;
+    s[1] += static_cast<double>(row.count);
+    s[2] += row.host_ms;
+  }
+  std::vector<std::pair<std::string, std::array<double, 3>>> v(sums.begin(), sums.end());
+  std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.second[0] > y.second[0]; });
+  json out = json::array();
+  for (size_t i = 0; i < v.size() && i < top; ++i) {
+    out.push_back({{"name", v[i].first}, {"device_ms_per_step", v[i].second[0] / steps},
+                   {"share", p.device_ms > 0 ? v[i].second[0] / p.device_ms : 0.0},
+                   {"dispatches_per_step", v[i].second[1] / steps}, {"host_ms_per_step", v[i].second[2] / steps}});
+  }
+  return out;
+}
+
+// The layer of a profile label: its first component ("model.2 C3k2/..." -> "model.2 C3k2").
+std::string layer_of(const std::string& scope) {
+  const size_t slash = scope.find('/');
+  return scope.empty() ? "(unlabelled)" : scope.substr(0, slash);
+}
+
+// `n` training steps under the Vulkan profiler, one device wait per step.
+json profile_steps(Yolo11& model, const DetectionLoss& criterion, optim::SGD& opt, const Tensor& images,
+                   const Tensor& targets, int64_t n) {
+  const Device dev = images.device();
+  std::vector<double> wall, host;
+  vulkan_profiler_start(dev.index);
+  for (int64_t it = 0; it < n; ++it) {
+    const auto t0 = Clock::now();
+    {
+      profiler::RecordFunction label("zero_grad");
+      opt.zero_grad();
+    }
+    std::vector<Tensor> maps = model.forward_maps(images);
+    auto [loss, items] = criterion(maps, targets);
+    loss.backward();
+    {
+      profiler::RecordFunction label("optimizer.step");
+      opt.step();
+    }
+    host.push_back(seconds_since(t0));
+    sync(dev);
+    wall.push_back(seconds_since(t0));
+  }
+  const VulkanProfile p = vulkan_profiler_stop(dev.index);
+  const double steps = static_cast<double>(n);
+  auto direction = [](const VulkanProfileRow& r) { return std::string(r.backward ? " backward" : " forward"); };
+  return {{"steps", n}, {"wall_ms_per_step", 1e3 * median(wall)}, {"host_record_ms_per_step", 1e3 * median(host)},
+          {"device_busy_ms_per_step", p.device_ms / steps}, {"host_dispatch_ms_per_step", p.host_ms / steps},
+          {"dispatches_per_step", static_cast<double>(p.dispatches) / steps},
+          {"copies_per_step", static_cast<double>(p.copies) / steps},
+          {"batches_per_step", static_cast<double>(p.batches) / steps},
+          {"by_kernel", rank(p, steps, [](const VulkanProfileRow& r) { return r.kernel; }, 60)},
+          {"by_op", rank(p, steps, [&](const VulkanProfileRow& r) { return r.op + direction(r); }, 60)},
+          {"by_layer", rank(p, steps, [&](const VulkanProfileRow& r) { return layer_of(r.scope) + direction(r); }, 80)},
+          {"by_layer_kernel",
+           rank(p, steps, [&](const VulkanProfileRow& r) { return layer_of(r.scope) + direction(r) + " " + r.kernel; },
+                80)}};
+}
+#endif
+
 // Training step as a trainer runs it: zero_grad, train-mode forward, DetectionLoss, backward,
 // SGD with Nesterov momentum and weight decay. Times each phase of every step.
 json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args& a, json r) {
@@ -198,19 +277,22 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
     const double c0 = cpu_seconds();
     if (a.vary_targets && it > 0) targets = synthetic_targets(images.size(0), a.nc, rng);
     phases.start();
+    // With --phase-sync 0 the phases are only timed on the host (the device catches up at the step's end).
+    auto phase_end = [&](const char* name) {
+      if (a.phase_sync) sync(dev);
+      phases.stop(name, timed);
+    };
     opt.zero_grad();
     std::vector<Tensor> maps = model.forward_maps(images);
-    sync(dev);
-    phases.stop("forward", timed);  // zero_grad included
+    phase_end("forward");  // zero_grad included
     auto [loss, items] = criterion(maps, targets);
-    sync(dev);
-    phases.stop("loss", timed);
+    phase_end("loss");
     loss.backward();
-    sync(dev);
-    phases.stop("backward", timed);
+    phase_end("backward");
     opt.step();
+    if (!a.phase_sync) phases.stop("host_step", timed);
     sync(dev);
-    phases.stop("optimizer", timed);
+    phases.stop(a.phase_sync ? "optimizer" : "device_wait", timed);
     losses.push_back(to_vector(items));
 #ifdef ADEPT_WITH_VULKAN
     if (!dev.is_cpu()) reserved.push_back(vulkan_memory_stats(dev.index).reserved);
@@ -233,6 +315,7 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
     r["device_memory"] = {{"peak_allocated_bytes", m.peak}, {"peak_reserved_bytes", m.peak_reserved},
                           {"device_allocations", m.device_allocations}, {"fragmentation", m.fragmentation},
                           {"reserved_bytes_per_step", reserved}};
+    if (a.profile > 0) r["profile"] = profile_steps(model, criterion, opt, images, targets, a.profile);
   }
 #endif
   return r;

@@ -8,5 +8,6 @@
 #include "adept/ops.h"
 #include "adept/optim.h"
 #include "adept/parallel.h"
+#include "adept/profiler.h"
 #include "adept/set_data.h"
 #include "adept/tensor.h"

@@ -48,6 +48,32 @@ void vulkan_synchronize(int index = -1);
 /// submitted in batches of a few hundred commands, or when the host waits).
 void vulkan_flush(int index = -1);
 
+/// One row of a GPU profile: the kernels recorded with the same shader variant (`kernel`, "copy" for
+/// buffer copies), op name, profile label (adept/profiler.h) and direction (`backward`: recorded while
+/// the autograd engine ran the label's backward).
+struct VulkanProfileRow {
+  std::string kernel, op, scope;
+  bool backward = false;
+  uint64_t count = 0;       // dispatches (or copies)
+  double device_ms = 0;     // summed GPU time between the timestamps written around each one
+  double host_ms = 0;       // summed host time spent recording them (descriptor set, commands)
+};
+/// What vulkan_profiler_stop returns: the rows (largest device_ms first) and their totals; `batches` is
+/// the number of command buffers submitted while profiling.
+struct VulkanProfile {
+  std::vector<VulkanProfileRow> rows;
+  uint64_t dispatches = 0, copies = 0, batches = 0;
+  double device_ms = 0, host_ms = 0;
+};
+/// Starts profiling `vulkan:index` (-1 = default): waits for queued work, then writes a timestamp query
+/// before and after every dispatch and copy (each command already waits for the previous one, so the
+/// difference is that command's GPU time). Raises NotImplementedForDevice when the queue has no
+/// timestamps (timestampValidBits 0), Error when a profile is already running.
+void vulkan_profiler_start(int index = -1);
+/// Waits for queued work, stops profiling and returns the profile since vulkan_profiler_start. Raises
+/// Error when no profile is running.
+VulkanProfile vulkan_profiler_stop(int index = -1);
+
 /// Validation-layer errors reported so far (ADEPT_VK_VALIDATION=1); tests require 0.
 uint64_t vulkan_validation_error_count();
 

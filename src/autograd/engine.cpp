@@ -7,6 +7,7 @@
 
 #include "adept/autograd.h"
 #include "adept/ops.h"
+#include "adept/profiler.h"
 #include "autograd/node.h"
 
 namespace adept::autograd {
@@ -74,6 +75,7 @@ void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& roo
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
+    profiler::ScopeGuard label({n->scope, true});  // this node's work is its layer's backward
     std::vector<Tensor> grads = std::move(buffers[n]);
     buffers.erase(n);
     grads.resize(n->outputs.size());

@@ -5,6 +5,7 @@
 
 #include "adept/autograd.h"
 #include "adept/ops.h"
+#include "adept/profiler.h"
 
 namespace adept::autograd {
 
@@ -12,7 +13,7 @@ namespace {
 std::atomic<uint64_t> g_next_sequence_nr{0};
 }
 
-Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1)) {}
+Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1)), scope(profiler::current_state().scope) {}
 
 SavedTensor::SavedTensor(const Tensor& t) : tensor_(t), version_(t.defined() ? t._version() : 0) {}
 

@@ -41,6 +41,8 @@ class Node : public std::enable_shared_from_this<Node> {
   /// Non-leaf tensors (by output index) whose gradient is kept in `.grad` (retain_grad()).
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained;
   uint64_t sequence_nr;
+  /// The profile label under which the node was created (adept/profiler.h); its backward runs under it.
+  const std::string* scope;
 };
 
 /// A tensor saved for backward together with the storage version it had when saved. Reading it

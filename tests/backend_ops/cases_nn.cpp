@@ -102,6 +102,17 @@ void linear_conv(std::vector<Case>& out) {
   algo("implicit_gemm", "reference");
   conv("implicit_gemm_strided_grouped", {2, 4, 9, 8}, {6, 2, 3, 2}, true, 2, 1, 2, 2);
   algo("implicit_gemm", "reference");
+  // Strided input gradients by stride classes: odd sizes (classes of unequal size), a 1x1 stride-3 kernel
+  // (classes with no taps), an asymmetric stride with groups, and K split over two slices.
+  conv("implicit_gemm_stride_classes", {2, 6, 11, 10}, {5, 6, 3, 3}, true, 2, 1, 1, 1);
+  algo("implicit_gemm", "reference");
+  conv("implicit_gemm_stride3_pointwise", {2, 4, 10, 7}, {3, 4, 1, 1}, false, 3, 0, 1, 1);
+  algo("implicit_gemm", "reference");
+  add(out, "conv2d", "implicit_gemm_asymmetric_stride_groups", {in({1, 4, 9, 8}), in({6, 2, 3, 3}), in({6})},
+      [](const Tensors& x) { return one(F::conv2d(x[0], x[1], x[2], {2, 1}, {0, 1}, 1, 2)); });
+  algo("implicit_gemm", "reference");
+  conv("implicit_gemm_stride_classes_split_k", {1, 8, 8, 8}, {256, 8, 3, 3}, false, 2, 1, 1, 1);
+  algo("implicit_gemm", "reference");
   conv("pointwise_groups", {2, 6, 5, 7}, {4, 3, 1, 1}, true, 1, 0, 1, 2);
   algo("pointwise", "im2col");
   tconv("implicit_gemm_strided", {2, 4, 4, 3}, {4, 3, 3, 3}, true, 2, 1, 1, 1, 1);

@@ -184,6 +184,43 @@ TEST_F(Vulkan, ReductionsOverAnyDims) {
   expect_close(any(b.to(kVk), {0}), any(b, {0}), 0);
 }
 
+TEST_F(Vulkan, FewOutputsOverManyElementsSplitIntoPartialsAndMatchTheCpu) {
+  // 1 to 12 outputs over >= 16384 elements each: one dispatch of partials, then a fold of the partials.
+  Tensor x = randn({6, 400, 96});
+  const Tensor on_vk = x.to(kVk);
+  vulkan_profiler_start();
+  Tensor total = sum(on_vk, {1, 2});
+  const VulkanProfile p = vulkan_profiler_stop();
+  ASSERT_EQ(p.rows.size(), 1u);
+  EXPECT_EQ(p.rows[0].op, "reduce");
+  EXPECT_EQ(p.rows[0].count, 2u);  // partials, then their fold
+  expect_close(total, sum(x, {1, 2}), 1e-3);
+  for (const Tensor& v : {x, x.permute({2, 0, 1}), x.slice(2, 0, 96, 2)}) {
+    for (Shape dims : {Shape{}, Shape{1, 2}, Shape{0, 1}}) {
+      expect_close(sum(v.to(kVk), dims), sum(v, dims), 1e-3);
+      expect_close(amax(v.to(kVk), dims), amax(v, dims));
+      expect_close(amin(v.to(kVk), dims), amin(v, dims));
+    }
+  }
+  expect_close(prod((x * 1e-3 + 1).to(kVk)), prod(x * 1e-3 + 1), 1e-4);
+  Tensor with_nan = x.clone();
+  with_nan.data_ptr<float>()[3 * 38400 + 50 * 96 + 7] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(amax(with_nan.to(kVk)).item().to_double()));
+  expect_close(amin(with_nan.to(kVk), {0, 2}), amin(with_nan, {0, 2}));
+  Tensor d = randn({40000}, kFloat64);
+  expect_close(sum(d.to(kVk)), sum(d), 1e-10);
+  Tensor i = randint(-1000, 1000, {3, 30000});
+  expect_close(sum(i.to(kVk), {1}), sum(i, {1}), 0);
+  Tensor b = ones({70000}).to(kBool);
+  b.data_ptr<bool>()[69999] = false;
+  expect_close(all(b.to(kVk)), all(b), 0);
+  expect_close(any(logical_not(b).to(kVk)), any(logical_not(b)), 0);
+  auto [mv, mi] = max(x.reshape({6, -1}).to(kVk), 1);  // arg ops keep one workgroup per output
+  auto [cv, ci] = max(x.reshape({6, -1}), 1);
+  expect_close(mv, cv);
+  expect_close(mi, ci, 0);
+}
+
 TEST_F(Vulkan, LargeReductionsAndLongMatmulsStayCorrect) {
   // Larger than one invocation may loop on llvmpipe: the kernels split the work.
   Tensor x = ones({6291456}).to(kVk);

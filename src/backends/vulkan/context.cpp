@@ -315,6 +315,18 @@ void vulkan_set_per_process_memory_fraction(double fraction, int index) {
   ctx.allocator().set_limit(fraction >= 1 ? 0 : std::max<uint64_t>(bytes, 1));
 }
 
+void vulkan_profiler_start(int index) {
+  auto& ctx = vk::Context::get(index);
+  std::lock_guard<std::mutex> lock(ctx.mutex());
+  ctx.stream().start_profile();
+}
+
+VulkanProfile vulkan_profiler_stop(int index) {
+  auto& ctx = vk::Context::get(index);
+  std::lock_guard<std::mutex> lock(ctx.mutex());
+  return ctx.stream().stop_profile();
+}
+
 uint64_t vulkan_download_count(int index) { return vk::Context::get(index).downloads().load(); }
 
 uint64_t vulkan_sync_count(int index) { return vk::Context::get(index).stream().sync_count(); }

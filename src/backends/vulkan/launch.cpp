@@ -122,7 +122,7 @@ void launch_buffers(Context& ctx, const char* op, const std::string& shader, con
   std::vector<BufferRange> buffers;
   buffers.push_back(ctx.stream().push_meta(meta));
   buffers.insert(buffers.end(), operands.begin(), operands.end());
-  ctx.stream().dispatch(op, p.pipeline, p.layout, p.set_layout, buffers, push, push_size, gx, gy, gz);
+  ctx.stream().dispatch(op, p.name.c_str(), p.pipeline, p.layout, p.set_layout, buffers, push, push_size, gx, gy, gz);
 }
 
 void launch_elementwise(const char* op, const std::string& shader, const std::vector<int32_t>& spec,

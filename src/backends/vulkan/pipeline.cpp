@@ -43,6 +43,7 @@ const Pipeline& PipelineCache::get(const std::string& shader, const std::vector<
     mit = modules_.emplace(shader, m).first;
   }
   Pipeline p;
+  p.name = shader;
   std::vector<VkDescriptorSetLayoutBinding> b(bindings);
   for (uint32_t i = 0; i < bindings; ++i) {
     b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};

@@ -13,6 +13,7 @@ namespace adept::vk {
 class Context;
 
 struct Pipeline {
+  std::string name;  // the shader variant (named in profiles)
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;

@@ -1,11 +1,14 @@
 // Command batches, fences and serials (see stream.h).
 #include "backends/vulkan/stream.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
 #include "adept/errors.h"
 #include "backends/vulkan/allocator.h"
+#include "adept/profiler.h"
 #include "backends/vulkan/context.h"
 
 namespace adept::vk {
@@ -15,6 +18,11 @@ constexpr uint32_t kMaxSets = 512;               // dispatches per batch
 constexpr uint32_t kMaxBindings = 16;
 constexpr VkDeviceSize kMetaBytes = 512 * 1024;  // metadata per batch
 constexpr size_t kMaxInFlight = 4;
+constexpr uint32_t kMaxSamples = 1024;           // profiled commands per batch (two timestamps each)
+using HostClock = std::chrono::steady_clock;
+double ms_since(HostClock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(HostClock::now() - t0).count();
+}
 }  // namespace
 
 namespace {
@@ -41,6 +49,7 @@ Stream::~Stream() {
   auto destroy = [&](Batch& b) {
     if (b.fence) vkDestroyFence(dev, b.fence, nullptr);
     if (b.pool) vkDestroyDescriptorPool(dev, b.pool, nullptr);
+    if (b.queries) vkDestroyQueryPool(dev, b.queries, nullptr);
     if (b.meta) ctx_.host_allocator().release(b.meta, 0);
   };
   for (auto& b : spare_) destroy(*b);
@@ -58,6 +67,7 @@ void Stream::poll() {
 }
 
 void Stream::retire(Batch& b) {
+  collect_profile(b);
   completed_ = std::max(completed_, b.serial);
   auto done = std::move(b.done);
   b.done.clear();
@@ -99,7 +109,90 @@ Stream::Batch& Stream::recording() {
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   ADEPT_VK(vkBeginCommandBuffer(current_->cmd, &bi));
+  if (profiling_) {
+    if (!current_->queries) {
+      VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+      qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      qi.queryCount = 2 * kMaxSamples;
+      ADEPT_VK(vkCreateQueryPool(dev, &qi, nullptr, &current_->queries));
+    }
+    vkCmdResetQueryPool(current_->cmd, current_->queries, 0, 2 * kMaxSamples);
+  }
   return *current_;
+}
+
+size_t Stream::profile_begin(Batch& b, const char* op, const char* kernel) {
+  const size_t i = b.samples.size();
+  vkCmdWriteTimestamp(b.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b.queries, static_cast<uint32_t>(2 * i));
+  const profiler::ScopeState label = profiler::current_state();
+  b.samples.push_back({op, kernel, label.scope, label.backward, 0.0});
+  return i;
+}
+
+void Stream::profile_end(Batch& b, size_t sample, double host_ms) {
+  vkCmdWriteTimestamp(b.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b.queries, static_cast<uint32_t>(2 * sample + 1));
+  b.samples[sample].host_ms = host_ms;
+}
+
+void Stream::collect_profile(Batch& b) {
+  if (b.samples.empty()) return;
+  const auto n = static_cast<uint32_t>(b.samples.size());
+  std::vector<uint64_t> ts(2 * n);
+  ADEPT_VK(vkGetQueryPoolResults(ctx_.device(), b.queries, 0, 2 * n, ts.size() * 8, ts.data(), 8,
+                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  for (uint32_t i = 0; i < n; ++i) {
+    const Sample& s = b.samples[i];
+    VulkanProfileRow& row = profile_[{s.kernel, s.op, s.scope, s.backward}];
+    row.count += 1;
+    row.device_ms += static_cast<double>((ts[2 * i + 1] - ts[2 * i]) & timestamp_mask_) * timestamp_ns_ * 1e-6;
+    row.host_ms += s.host_ms;
+  }
+  b.samples.clear();
+  ++profile_batches_;
+}
+
+void Stream::start_profile() {
+  ADEPT_CHECK(!profiling_, Error, "vulkan_profiler_start: a profile of {} is already running", ctx_.info().name);
+  synchronize();
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx_.physical(), &props);
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx_.physical(), &families, nullptr);
+  std::vector<VkQueueFamilyProperties> qf(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx_.physical(), &families, qf.data());
+  const uint32_t bits = qf.at(ctx_.queue_family()).timestampValidBits;
+  ADEPT_CHECK(bits > 0, NotImplementedForDevice,
+              "vulkan_profiler_start: the compute queue of {} has no timestamps (timestampValidBits 0)",
+              ctx_.info().name);
+  timestamp_mask_ = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  timestamp_ns_ = props.limits.timestampPeriod;
+  profile_.clear();
+  profile_batches_ = 0;
+  profiling_ = true;
+}
+
+VulkanProfile Stream::stop_profile() {
+  ADEPT_CHECK(profiling_, Error, "vulkan_profiler_stop: no profile of {} is running (call vulkan_profiler_start)",
+              ctx_.info().name);
+  synchronize();
+  profiling_ = false;
+  VulkanProfile p;
+  for (auto& [key, row] : profile_) {
+    const auto& [kernel, op, scope, backward] = key;
+    row.kernel = kernel;
+    row.op = op;
+    row.scope = scope ? *scope : "";
+    row.backward = backward;
+    (row.kernel == "copy" ? p.copies : p.dispatches) += row.count;
+    p.device_ms += row.device_ms;
+    p.host_ms += row.host_ms;
+    p.rows.push_back(std::move(row));
+  }
+  std::sort(p.rows.begin(), p.rows.end(),
+            [](const VulkanProfileRow& a, const VulkanProfileRow& b) { return a.device_ms > b.device_ms; });
+  p.batches = profile_batches_;
+  profile_.clear();
+  return p;
 }
 
 void Stream::barrier(VkCommandBuffer cmd) {
@@ -124,10 +217,12 @@ BufferRange Stream::push_meta(const std::vector<int32_t>& words) {
   return r;
 }
 
-void Stream::dispatch(const char* op, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
-                      const std::vector<BufferRange>& buffers, const void* push, uint32_t push_size, uint32_t gx,
-                      uint32_t gy, uint32_t gz) {
+void Stream::dispatch(const char* op, const char* kernel, VkPipeline pipeline, VkPipelineLayout layout,
+                      VkDescriptorSetLayout set_layout, const std::vector<BufferRange>& buffers, const void* push,
+                      uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
   ADEPT_CHECK(buffers.size() <= kMaxBindings, ValueError, "vulkan: too many bindings ({})", buffers.size());
+  const auto t0 = HostClock::now();
+  if (profiling_ && current_ && current_->samples.size() >= kMaxSamples) flush();
   Batch& b = recording();
   b.last_op = last_op_ = op;
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -149,19 +244,25 @@ void Stream::dispatch(const char* op, VkPipeline pipeline, VkPipelineLayout layo
   }
   vkUpdateDescriptorSets(ctx_.device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   barrier(b.cmd);
+  const size_t sample = profiling_ ? profile_begin(b, op, kernel) : 0;
   vkCmdBindPipeline(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
   if (push_size) vkCmdPushConstants(b.cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
   vkCmdDispatch(b.cmd, gx, gy, gz);
+  if (profiling_) profile_end(b, sample, ms_since(t0));
   if (++b.sets >= kMaxSets) flush();
 }
 
 void Stream::copy(const char* op, const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes) {
+  const auto t0 = HostClock::now();
+  if (profiling_ && current_ && current_->samples.size() >= kMaxSamples) flush();
   Batch& b = recording();
   b.last_op = last_op_ = op;
   barrier(b.cmd);
+  const size_t sample = profiling_ ? profile_begin(b, op, "copy") : 0;
   VkBufferCopy region{src.offset, dst.offset, bytes};
   vkCmdCopyBuffer(b.cmd, src.buffer, dst.buffer, 1, &region);
+  if (profiling_) profile_end(b, sample, ms_since(t0));
 }
 
 void Stream::on_complete(std::function<void()> fn) { recording().done.push_back(std::move(fn)); }

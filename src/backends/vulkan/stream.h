@@ -9,8 +9,13 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
+#include <tuple>
 #include <vector>
+
+#include "adept/vulkan.h"
 
 namespace adept::vk {
 
@@ -25,15 +30,25 @@ struct BufferRange {
   VkDeviceSize range;
 };
 
+/// One profiled command of a batch: what it was and the label it was recorded under.
+struct Sample {
+  const char* op;
+  const char* kernel;
+  const std::string* scope;
+  bool backward;
+  double host_ms;
+};
+
 class Stream {
  public:
   explicit Stream(Context& ctx);
   ~Stream();
   /// Copies `words` into this batch's metadata buffer and returns its range (binding 0).
   BufferRange push_meta(const std::vector<int32_t>& words);
-  /// Records a compute dispatch of op `op` (a static string, named if the device stalls): binds `buffers`
+  /// Records a compute dispatch of op `op` (a static string, named if the device stalls) with the shader
+  /// variant `kernel` (a string that outlives the stream, named in profiles): binds `buffers`
   /// (binding 0..n-1), pushes constants.
-  void dispatch(const char* op, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
+  void dispatch(const char* op, const char* kernel, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
                 const std::vector<BufferRange>& buffers, const void* push, uint32_t push_size, uint32_t gx,
                 uint32_t gy = 1, uint32_t gz = 1);
   void copy(const char* op, const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes);
@@ -53,6 +68,9 @@ class Stream {
   uint64_t completed_serial() const { return completed_; }
   /// The op of the most recent dispatch or copy ("" before any).
   const char* last_op() const { return last_op_; }
+  /// vulkan_profiler_start / vulkan_profiler_stop (both wait for the queued work first).
+  void start_profile();
+  VulkanProfile stop_profile();
 
  private:
   struct Batch {
@@ -65,9 +83,15 @@ class Stream {
     uint64_t serial = 0;
     const char* last_op = "";  // the last op recorded (named when the device stalls)
     std::vector<std::function<void()>> done;
+    VkQueryPool queries = VK_NULL_HANDLE;  // two timestamps per sample while profiling
+    std::vector<Sample> samples;
   };
   Batch& recording();
   void barrier(VkCommandBuffer cmd);
+  // While profiling: the timestamp before a command (returns the sample's index) and after it.
+  size_t profile_begin(Batch& b, const char* op, const char* kernel);
+  void profile_end(Batch& b, size_t sample, double host_ms);
+  void collect_profile(Batch& b);
   void retire(Batch& b);
   void poll();
 
@@ -80,6 +104,14 @@ class Stream {
   uint64_t completed_ = 0;
   const char* last_op_ = "";
   std::atomic<uint64_t> syncs_{0};
+  // Profile rows keyed by (kernel, op, label, backward).
+  using ProfileKey = std::tuple<const char*, const char*, const std::string*, bool>;
+  bool profiling_ = false;
+  double timestamp_ns_ = 0;       // nanoseconds per timestamp tick
+  uint64_t timestamp_mask_ = 0;   // the valid bits of a timestamp
+  std::map<ProfileKey, VulkanProfileRow> profile_;
+  uint64_t profile_batches_ = 0;
 };
+
 
 }  // namespace adept::vk

@@ -10,6 +10,7 @@
 #include "adept/models/yolo/yolo11.h"
 #include "adept/nn/functional/loss.h"
 #include "adept/ops.h"
+#include "adept/profiler.h"
 #include "models/yolo/assigner.h"
 #include "models/yolo/box_ops.h"
 #include "ops/helpers.h"
@@ -79,6 +80,7 @@ DetectionLoss::DetectionLoss(const Yolo11& model)
 
 std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& maps, const Tensor& targets,
                                                     std::optional<std::pair<int64_t, int64_t>> imgsz) const {
+  profiler::RecordFunction label("loss");
   const int64_t no = 4 * reg_max + nc;
   ADEPT_CHECK(maps.size() == strides.size(), ValueError, "DetectionLoss: expected {} maps (one per stride), got {}",
               strides.size(), maps.size());

@@ -7,6 +7,7 @@
 
 #include "adept/nn/modules.h"
 #include "adept/ops.h"
+#include "adept/profiler.h"
 #include "ops/helpers.h"
 
 namespace adept::models::yolo {
@@ -120,17 +121,20 @@ std::vector<Tensor> Yolo11::forward_maps(const Tensor& x) {
   Tensor cur = x;
   for (size_t i = 0; i + 1 < layers_.size(); ++i) {
     const LayerSpec& l = layers_[i];
+    const auto& layer = (*model)[static_cast<int64_t>(i)];
+    profiler::RecordFunction label(fmt::format("model.{} {}", i, layer->type_name()));
     if (l.from.size() == 1) {
-      cur = (*model)[static_cast<int64_t>(i)]->forward(cur);
+      cur = layer->forward(cur);
     } else {
       std::vector<Tensor> xs;
       for (int64_t f : l.from) xs.push_back(f < 0 ? cur : y[f]);
-      cur = std::static_pointer_cast<Concat>((*model)[static_cast<int64_t>(i)])->forward(xs);
+      cur = std::static_pointer_cast<Concat>(layer)->forward(xs);
     }
     if (saved_[i]) y[i] = cur;
   }
   std::vector<Tensor> feats;
   for (int64_t f : layers_.back().from) feats.push_back(y[f]);
+  profiler::RecordFunction label(fmt::format("model.{} {}", layers_.size() - 1, detect->type_name()));
   return detect->forward_maps(feats);
 }
 

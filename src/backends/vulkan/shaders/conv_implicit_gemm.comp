@@ -5,15 +5,23 @@
 //   MODE 1 input gradient   m = c_in,  n = (b, iy, ix), k = (c_out, ky, kx); A = w, B = gy gathered
 //                           (oy = (iy + pad - ky * dil) / stride where that divides and lies inside)
 //   MODE 2 weight gradient  m = c_out, n = (c_in, ky, kx), k = (b, oy, ox); A = gy, B = x gathered
-// A workgroup of 256 threads computes a 64x64 tile of C; each thread owns a 4x4 micro-tile whose rows and
-// columns are strided by 16 (consecutive threads read consecutive shared words). K is walked in steps of
+// MODE 1 with PARITY (stride > 1, dilation 1): the input pixels split into stride_h * stride_w classes
+// (iy % stride_h, ix % stride_w); within a class only the taps ky = ky0 + j * stride_h (ky0 = (py + pad_h)
+// % stride_h) reach an output row, and likewise kx, so each class is its own GEMM with n = (b, qy, qx)
+// (iy = py + qy * stride_h) and k = (c_out, j, i) over its taps alone: a quarter of the work of the plain
+// gather at stride 2. The class is the outermost factor of the workgroup's z.
+// The kernel size is the specialization constants KH, KW, so the index decodes divide by constants.
+// A workgroup of 256 threads computes a TM x TN tile of C (specialization constants: 64x64, or 32x128 and
+// 16x256 for GEMMs of few rows, i.e. few channels; the weight gradient always 64x64); each thread owns a
+// 4x4 micro-tile whose rows are strided by TM / 4 and columns by TN / 4 (consecutive threads read
+// consecutive shared words). K is walked in steps of
 // 16 through shared memory; each workgroup covers one K slice of a split-K (z), so every sum has a fixed
 // order (deterministic). Arithmetic in C_0 (float for float16 / bfloat16, double for float64).
 // Bindings: 1 out (T_0), 2 A source (T_1), 3 B source (T_1), 4 bias (T_1; a dummy when absent).
 // With raw != 0 (split-K partials, the f32 variants of half inputs) the plain sum is stored at
 // out[split * out_numel + index]; otherwise bias (forward) and SiLU (forward, silu != 0) are applied.
 // meta: [N, C_in, H, W, C_out, kH, kW, H_out, W_out, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
-//        cin_g, cout_g, off_out, off_a, off_b, off_bias]
+//        cin_g, cout_g, off_out, off_a, off_b, off_bias, groups]
 // push: M, Ngemm, K, k_slice (K per split, a multiple of 16), splits, m_tiles, flags (1 bias, 2 silu,
 //       4 raw), out_numel.
 // @build conv_igemm_fwd = float -DMODE=0
@@ -34,7 +42,13 @@ layout(push_constant) uniform Push {
   uint M; uint Ngemm; uint K; uint k_slice; uint splits; uint m_tiles; uint flags; uint out_numel;
 } pc;
 
-const uint TM = 64u, TN = 64u, TK = 16u;
+layout(constant_id = 0) const int KH = 3;
+layout(constant_id = 1) const int KW = 3;
+layout(constant_id = 2) const bool PARITY = false;
+
+layout(constant_id = 3) const uint TM = 64u;
+layout(constant_id = 4) const uint TN = 64u;
+const uint TK = 16u;
 shared C_1 As[TK][TM + 1u];
 shared C_1 Bs[TK][TN];
 
@@ -43,8 +57,8 @@ int g_Cin() { return meta[1]; }
 int g_H() { return meta[2]; }
 int g_W() { return meta[3]; }
 int g_Cout() { return meta[4]; }
-int g_kH() { return meta[5]; }
-int g_kW() { return meta[6]; }
+int g_kH() { return KH; }
+int g_kW() { return KW; }
 int g_Ho() { return meta[7]; }
 int g_Wo() { return meta[8]; }
 int g_cin_g() { return meta[15]; }
@@ -58,18 +72,39 @@ C_1 load_x(int b, int c, int iy, int ix) {
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
-  const uint tr = lid / 16u, tc = lid % 16u;
+  const uint RS = TM / 4u, CS = TN / 4u;  // micro-tile strides
+  const uint tr = lid / CS, tc = lid % CS;
   uint z = gl_WorkGroupID.z;
   const uint m_tile = z % pc.m_tiles;
   z /= pc.m_tiles;
-  const uint split = z % pc.splits, group = z / pc.splits;
-  const uint n_tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  const uint row0 = m_tile * TM, col0 = n_tile * TN;
-  if (col0 >= pc.Ngemm) return;
-  const uint k_begin = split * pc.k_slice, k_end = min(pc.K, k_begin + pc.k_slice);
+  const uint split = z % pc.splits;
+  z /= pc.splits;
   const int kHW = g_kH() * g_kW();
   const int sh = meta[9], sw = meta[10], ph = meta[11], pw = meta[12], dh = meta[13], dw = meta[14];
   const int HWo = g_Ho() * g_Wo(), HW = g_H() * g_W();
+  // The parity class (MODE 1 with PARITY): its pixel grid Hq x Wq and its taps nky x nkx from (ky0, kx0).
+  int py = 0, px = 0, Hq = g_H(), Wq = g_W(), ky0 = 0, kx0 = 0, nky = KH, nkx = KW;
+  uint Ngemm = pc.Ngemm, K = pc.K;
+  uint group = z;
+  if (PARITY) {
+    const int cls = int(z) / meta[21];
+    group = z % uint(meta[21]);
+    py = cls / sw;
+    px = cls % sw;
+    Hq = (g_H() - py + sh - 1) / sh;
+    Wq = (g_W() - px + sw - 1) / sw;
+    ky0 = (py + ph) % sh;
+    kx0 = (px + pw) % sw;
+    nky = max(0, (KH - ky0 + sh - 1) / sh);
+    nkx = max(0, (KW - kx0 + sw - 1) / sw);
+    Ngemm = uint(g_N() * max(Hq, 0) * max(Wq, 0));
+    K = uint(g_cout_g() * nky * nkx);
+  }
+  const int ntaps = nky * nkx;
+  const uint n_tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint row0 = m_tile * TM, col0 = n_tile * TN;
+  if (col0 >= Ngemm) return;
+  const uint k_begin = split * pc.k_slice, k_end = min(K, k_begin + pc.k_slice);
   const int cg_in = int(group) * g_cin_g(), cg_out = int(group) * g_cout_g();
 
   // The column each thread loads B for (modes 0, 1: one fixed n; mode 2: four fixed n).
@@ -86,29 +121,39 @@ void main() {
     n_kx[i] = nn % g_kW();
   }
 #else
-  const uint n_fixed = col0 + lid % 64u;
-  const bool n_ok = n_fixed < pc.Ngemm;
-  const int nn = int(min(n_fixed, pc.Ngemm - 1u));
+  const uint n_fixed = col0 + lid % TN;
+  const bool n_ok = n_fixed < Ngemm;
+  const int nn = int(min(n_fixed, Ngemm - 1u));
 #if MODE == 0
   const int nb = nn / HWo, ny = (nn % HWo) / g_Wo(), nx = nn % g_Wo();
 #else
-  const int nb = nn / HW, ny = (nn % HW) / g_W(), nx = nn % g_W();
+  // PARITY: (qy, qx) in the class grid, and the output row and column its first taps reach.
+  const int nb = nn / (Hq * Wq), ny = (nn % (Hq * Wq)) / Wq, nx = nn % Wq;
+  const int oy0 = ny + (py + ph - ky0) / sh, ox0 = nx + (px + pw - kx0) / sw;
 #endif
 #endif
 
   C_1 acc[4][4];
   for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = C_1(0);
   for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
-    // A: 64x16, k fastest across threads.
-    for (int i = 0; i < 4; ++i) {
-      const uint m = lid / 16u + uint(i) * 16u, k = lid % 16u;
+    // A: TM x 16, k fastest across threads.
+    for (uint i = 0u; i < TM / 16u; ++i) {
+      const uint m = lid / 16u + i * 16u, k = lid % 16u;
       const uint gm = row0 + m, gk = k0 + k;
       C_1 v = C_1(0);
       if (gm < pc.M && gk < k_end) {
 #if MODE == 0
         v = LOAD_1(a_[meta[18] + (cg_out + int(gm)) * int(pc.K) + int(gk)]);
 #elif MODE == 1
-        const int co = int(gk) / kHW, r = int(gk) % kHW;
+        int co, r;
+        if (PARITY) {
+          co = int(gk) / ntaps;
+          const int t = int(gk) - co * ntaps;
+          r = (ky0 + (t / nkx) * sh) * KW + kx0 + (t % nkx) * sw;
+        } else {
+          co = int(gk) / kHW;
+          r = int(gk) % kHW;
+        }
         v = LOAD_1(a_[meta[18] + ((cg_out + co) * g_cin_g() + int(gm)) * kHW + r]);
 #else
         const int b = int(gk) / HWo, r = int(gk) % HWo;
@@ -117,10 +162,10 @@ void main() {
       }
       As[k][m] = v;
     }
-    // B: 16x64 gathered.
-    for (int i = 0; i < 4; ++i) {
+    // B: 16 x TN gathered.
+    for (uint i = 0u; i < TN / 16u; ++i) {
 #if MODE == 2
-      const uint kb = kb_fixed, n = lid / 16u + uint(i) * 16u;
+      const uint kb = kb_fixed, n = lid / 16u + i * 16u;
       const uint gk = k0 + kb;
       C_1 v = C_1(0);
       if (n_ok[i] && gk < k_end) {
@@ -130,7 +175,7 @@ void main() {
       }
       Bs[kb][n] = v;
 #else
-      const uint kb = lid / 64u + uint(i) * 4u, n = lid % 64u;
+      const uint kb = lid / TN + i * (256u / TN), n = lid % TN;
       const uint gk = k0 + kb;
       C_1 v = C_1(0);
       if (n_ok && gk < k_end) {
@@ -138,9 +183,17 @@ void main() {
 #if MODE == 0
         v = load_x(nb, cg_in + c, ny * sh - ph + ky * dh, nx * sw - pw + kx * dw);
 #else
-        const int ty = ny + ph - ky * dh, tx = nx + pw - kx * dw;
-        if (ty >= 0 && tx >= 0 && ty % sh == 0 && tx % sw == 0 && ty / sh < g_Ho() && tx / sw < g_Wo()) {
-          v = LOAD_1(b_[meta[19] + ((nb * g_Cout() + cg_out + c) * g_Ho() + ty / sh) * g_Wo() + tx / sw]);
+        if (PARITY) {
+          const int ci = int(gk) / ntaps, t = int(gk) - ci * ntaps;
+          const int oy = oy0 - t / nkx, ox = ox0 - t % nkx;
+          if (oy >= 0 && ox >= 0 && oy < g_Ho() && ox < g_Wo()) {
+            v = LOAD_1(b_[meta[19] + ((nb * g_Cout() + cg_out + ci) * g_Ho() + oy) * g_Wo() + ox]);
+          }
+        } else {
+          const int ty = ny + ph - ky * dh, tx = nx + pw - kx * dw;
+          if (ty >= 0 && tx >= 0 && ty % sh == 0 && tx % sw == 0 && ty / sh < g_Ho() && tx / sw < g_Wo()) {
+            v = LOAD_1(b_[meta[19] + ((nb * g_Cout() + cg_out + c) * g_Ho() + ty / sh) * g_Wo() + tx / sw]);
+          }
         }
 #endif
       }
@@ -150,8 +203,8 @@ void main() {
     barrier();
     for (uint k = 0u; k < TK; ++k) {
       C_1 av[4], bv[4];
-      for (int i = 0; i < 4; ++i) av[i] = As[k][tr + uint(i) * 16u];
-      for (int j = 0; j < 4; ++j) bv[j] = Bs[k][tc + uint(j) * 16u];
+      for (int i = 0; i < 4; ++i) av[i] = As[k][tr + uint(i) * RS];
+      for (int j = 0; j < 4; ++j) bv[j] = Bs[k][tc + uint(j) * CS];
       for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier();
@@ -159,11 +212,11 @@ void main() {
 
   const bool raw = (pc.flags & 4u) != 0u;
   for (int i = 0; i < 4; ++i) {
-    const uint gm = row0 + tr + uint(i) * 16u;
+    const uint gm = row0 + tr + uint(i) * RS;
     if (gm >= pc.M) continue;
     for (int j = 0; j < 4; ++j) {
-      const uint gn = col0 + tc + uint(j) * 16u;
-      if (gn >= pc.Ngemm) continue;
+      const uint gn = col0 + tc + uint(j) * CS;
+      if (gn >= Ngemm) continue;
       C_1 v = acc[i][j];
 #if MODE == 0
       const int b = int(gn) / HWo, r = int(gn) % HWo;
@@ -179,7 +232,8 @@ void main() {
         }
       }
 #elif MODE == 1
-      const int b = int(gn) / HW, r = int(gn) % HW;
+      const int b = int(gn) / (Hq * Wq), q = int(gn) % (Hq * Wq);
+      const int r = PARITY ? (py + (q / Wq) * sh) * g_W() + px + (q % Wq) * sw : q;
       const int idx = (b * g_Cin() + cg_in + int(gm)) * HW + r;
 #else
       const int idx = (cg_out + int(gm)) * int(pc.Ngemm) + int(gn);

@@ -1,7 +1,9 @@
 #version 450
 // Reduction over any set of dims: one workgroup per output element, whose 256 threads fold strided
 // parts of the reduced sub-block and combine in shared memory; or, for short reductions with many
-// outputs (PER_THREAD), one invocation per output element. OP is a REDUCE_* code of the generated op_table.glsl
+// outputs (PER_THREAD), one invocation per output element. With chunk_len < n_red (few outputs, many
+// elements) workgroup g reduces the elements [c * chunk_len, (c + 1) * chunk_len) of output g % n_out
+// (c = g / n_out) into a partial at out offset + c * n_out; the host folds the partials afterwards. OP is a REDUCE_* code of the generated op_table.glsl
 // (Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any). Max/Min propagate NaN; Arg* return the first
 // index of the extreme value (NaN counts as the extreme), as int64. ACC is the input's accumulator
 // type (float for float16/bfloat16).
@@ -17,7 +19,7 @@ layout(constant_id = 0) const int OP = 0;
 layout(constant_id = 1) const bool PER_THREAD = false;
 layout(std430, set = 0, binding = 1) writeonly buffer Out { T_0 out_[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In { T_1 in_[]; };
-layout(push_constant) uniform Push { uint n_out; uint n_red; uint groups_x; uint pad; } pc;
+layout(push_constant) uniform Push { uint n_out; uint n_red; uint groups_x; uint chunk_len; } pc;
 // meta: [nk, nr, in_off, out_off, kept sizes, kept in-strides, kept out-strides, red sizes, red in-strides]
 
 shared ACC s_val[256];
@@ -65,10 +67,11 @@ void store(int out_off, ACC acc, int best) {
 void main() {
   uint group = gl_WorkGroupID.y * pc.groups_x + gl_WorkGroupID.x;
   uint lid = gl_LocalInvocationID.x;
-  uint o = PER_THREAD ? group * 256u + lid : group;
-  if (o >= pc.n_out) return;  // uniform per workgroup unless PER_THREAD (which has no barrier)
+  const uint chunk = PER_THREAD ? 0u : group / pc.n_out;
+  uint o = PER_THREAD ? group * 256u + lid : group - chunk * pc.n_out;
+  if (o >= pc.n_out || (chunk > 0u && chunk * pc.chunk_len >= pc.n_red)) return;  // uniform per workgroup unless PER_THREAD
   int nk = meta[0], nr = meta[1];
-  int in_base = meta[2], out_off = meta[3];
+  int in_base = meta[2], out_off = meta[3] + int(chunk * pc.n_out);
   int ks = 4, kis = 4 + nk, kos = 4 + 2 * nk, rs = 4 + 3 * nk, ris = 4 + 3 * nk + nr;
   uint rem = o;
   for (int d = nk - 1; d >= 0; --d) {
@@ -80,8 +83,9 @@ void main() {
   }
   ACC acc = identity();
   int best = -1;
-  uint first = PER_THREAD ? 0u : lid, step = PER_THREAD ? 1u : 256u;
-  for (uint r = first; r < pc.n_red; r += step) {
+  uint first = PER_THREAD ? 0u : chunk * pc.chunk_len + lid, step = PER_THREAD ? 1u : 256u;
+  const uint last = PER_THREAD ? pc.n_red : min(pc.n_red, (chunk + 1u) * pc.chunk_len);
+  for (uint r = first; r < last; r += step) {
     uint rr = r;
     int off = in_base;
     for (int d = nr - 1; d >= 0; --d) {

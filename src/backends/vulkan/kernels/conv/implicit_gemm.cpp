@@ -15,7 +15,17 @@ namespace {
 
 enum class Mode { Forward = 0, Input = 1, Weight = 2 };
 
-constexpr int64_t kTile = 64, kTileK = 16;
+constexpr int64_t kTileK = 16;
+
+// The shader's tile (TM x TN): GEMMs of few rows (few channels, common in small detectors) take a
+// flatter tile so that fewer of its rows idle; the weight gradient's loads are written for 64x64.
+struct Tile {
+  int64_t m, n;
+};
+Tile tile_for(Mode mode, int64_t M) {
+  if (mode == Mode::Weight || M > 32) return {64, 64};
+  return M > 16 ? Tile{32, 128} : Tile{16, 256};
+}
 // Split-K aims at about this many workgroups per dispatch (a few waves on a large GPU), never below
 // kMinSlice K per workgroup.
 constexpr int64_t kTargetGroups = 1024, kMinSlice = 512;
@@ -40,19 +50,30 @@ void run(Mode mode, const Tensor& out, const Tensor& a, const Tensor& b, const T
     case Mode::Input: M = g.cin_g(), Ngemm = g.N * g.H * g.W, K = g.cout_g() * kHW; break;
     case Mode::Weight: M = g.cout_g(), Ngemm = g.cin_g() * kHW, K = g.N * g.H_out * g.W_out; break;
   }
+  // The input gradient of a strided convolution by stride classes (see the shader): the largest class
+  // sizes the grid and the K splits; smaller classes skip the tiles and splits they lack.
+  const bool parity = mode == Mode::Input && (g.stride_h > 1 || g.stride_w > 1) && g.dil_h == 1 && g.dil_w == 1;
+  const int64_t classes = parity ? g.stride_h * g.stride_w : 1;
+  if (parity) {
+    auto up = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+    Ngemm = g.N * up(g.H, g.stride_h) * up(g.W, g.stride_w);
+    K = g.cout_g() * up(g.kH, g.stride_h) * up(g.kW, g.stride_w);
+  }
   Context& ctx = context_of(out);
-  const int64_t m_tiles = (M + kTile - 1) / kTile, n_tiles = (Ngemm + kTile - 1) / kTile;
+  const Tile tile = tile_for(mode, M);
+  const int64_t m_tiles = (M + tile.m - 1) / tile.m, n_tiles = (Ngemm + tile.n - 1) / tile.n;
   // K per split: enough workgroups to fill the device, within the driver's loop budget (matmul's rule).
-  int64_t splits = std::clamp<int64_t>(kTargetGroups / std::max<int64_t>(1, m_tiles * n_tiles * g.groups), 1,
+  int64_t splits = std::clamp<int64_t>(kTargetGroups / std::max<int64_t>(1, m_tiles * n_tiles * g.groups * classes), 1,
                                        std::max<int64_t>(1, K / kMinSlice));
   const uint32_t limit = ctx.info().loop_iteration_limit;
   if (limit) splits = std::max<int64_t>(splits, (K + limit / 4 - 1) / (limit / 4));
   int64_t slice = (K + splits - 1) / splits;
   slice = (slice + kTileK - 1) / kTileK * kTileK;
   splits = (K + slice - 1) / slice;
-  const int64_t z = g.groups * splits * m_tiles;
-  ADEPT_CHECK(z <= 65535, ValueError, "{}: {} groups x {} K splits x {} row tiles are too many for one Vulkan dispatch",
-              op, g.groups, splits, m_tiles);
+  const int64_t z = classes * g.groups * splits * m_tiles;
+  ADEPT_CHECK(z <= 65535, ValueError,
+              "{}: {} stride classes x {} groups x {} K splits x {} row tiles are too many for one Vulkan dispatch", op,
+              classes, g.groups, splits, m_tiles);
 
   // Split sums go to a partial buffer in the accumulation dtype; half inputs always (the f32 variants).
   const bool half = out.dtype() == kFloat16 || out.dtype() == kBFloat16;
@@ -66,7 +87,7 @@ void run(Mode mode, const Tensor& out, const Tensor& a, const Tensor& b, const T
   std::vector<int64_t> meta64 = {g.N,        g.C_in,     g.H,      g.W,     g.C_out,  g.kH,     g.kW,
                                  g.H_out,    g.W_out,    g.stride_h, g.stride_w, g.pad_h, g.pad_w, g.dil_h,
                                  g.dil_w,    g.cin_g(),  g.cout_g(), target.storage_offset(), a.storage_offset(),
-                                 b.storage_offset(), bias_or_dummy.storage_offset()};
+                                 b.storage_offset(), bias_or_dummy.storage_offset(), g.groups};
   const bool epilogue = mode == Mode::Forward && !raw;
   struct Push {
     uint32_t M, Ngemm, K, k_slice, splits, m_tiles, flags, out_numel;
@@ -76,7 +97,9 @@ void run(Mode mode, const Tensor& out, const Tensor& a, const Tensor& b, const T
          static_cast<uint32_t>(out.numel())};
   static_assert(sizeof(Push) == 32);
   const Grid2d grid = grid_2d(n_tiles);
-  launch(ctx, op, shader, {}, std::vector<int32_t>(meta64.begin(), meta64.end()), {&target, &a, &b, &bias_or_dummy},
+  const std::vector<int32_t> spec = {static_cast<int32_t>(g.kH), static_cast<int32_t>(g.kW), parity ? 1 : 0,
+                                     static_cast<int32_t>(tile.m), static_cast<int32_t>(tile.n)};
+  launch(ctx, op, shader, spec, std::vector<int32_t>(meta64.begin(), meta64.end()), {&target, &a, &b, &bias_or_dummy},
          &push, sizeof(push), grid.x, grid.y, static_cast<uint32_t>(z));
   if (!raw) return;
 
