@@ -60,6 +60,37 @@ void init_vulkan(py::module_& parent) {
         py::arg("device") = -1,
         "Caps the memory the device's allocator reserves at `fraction` of its local memory "
         "(torch.cuda.set_per_process_memory_fraction); beyond it allocations raise MemoryError.");
+  m.def("profiler_start", &vulkan_profiler_start, py::arg("device") = -1,
+        "Waits for queued work, then writes a GPU timestamp before and after every kernel and copy recorded on "
+        "the device until profiler_stop(). Raises NotImplementedError when the queue has no timestamps, "
+        "RuntimeError when a profile is running.");
+  m.def("profiler_stop", [](int index) {
+    const VulkanProfile p = vulkan_profiler_stop(index);
+    py::list rows;
+    for (const auto& r : p.rows) {
+      py::dict d;
+      d["kernel"] = r.kernel;
+      d["op"] = r.op;
+      d["scope"] = r.scope;
+      d["backward"] = r.backward;
+      d["count"] = r.count;
+      d["device_ms"] = r.device_ms;
+      d["host_ms"] = r.host_ms;
+      rows.append(d);
+    }
+    py::dict out;
+    out["rows"] = rows;
+    out["dispatches"] = p.dispatches;
+    out["copies"] = p.copies;
+    out["batches"] = p.batches;
+    out["device_ms"] = p.device_ms;
+    out["host_ms"] = p.host_ms;
+    return out;
+  }, py::arg("device") = -1,
+        "Waits for queued work and stops profiling: {'rows': [{kernel (shader variant, 'copy'), op, scope "
+        "(adept.profiler.record_function labels), backward, count, device_ms (GPU milliseconds), host_ms "
+        "(recording)}], largest device_ms first, 'dispatches', 'copies', 'batches', 'device_ms', 'host_ms'}. "
+        "Raises RuntimeError when no profile is running.");
 #else
   m.def("is_available", [] { return false; }, "This build has no Vulkan backend.");
   m.def("device_count", [] { return 0; });

@@ -12,7 +12,7 @@
 // gather at stride 2. The class is the outermost factor of the workgroup's z.
 // The kernel size is the specialization constants KH, KW, so the index decodes divide by constants.
 // A workgroup of 256 threads computes a TM x TN tile of C (specialization constants: 64x64, or 32x128 and
-// 16x256 for GEMMs of few rows, i.e. few channels; the weight gradient always 64x64); each thread owns a
+// 16x256 for GEMMs of few rows, i.e. few channels); each thread owns a
 // 4x4 micro-tile whose rows are strided by TM / 4 and columns by TN / 4 (consecutive threads read
 // consecutive shared words). K is walked in steps of
 // 16 through shared memory; each workgroup covers one K slice of a split-K (z), so every sum has a fixed
@@ -107,13 +107,17 @@ void main() {
   const uint k_begin = split * pc.k_slice, k_end = min(K, k_begin + pc.k_slice);
   const int cg_in = int(group) * g_cin_g(), cg_out = int(group) * g_cout_g();
 
-  // The column each thread loads B for (modes 0, 1: one fixed n; mode 2: four fixed n).
+  // The column each thread loads B for (modes 0, 1: one fixed n; mode 2: TN / 16 fixed n).
 #if MODE == 2
+  // Mode 2's A and B loads share the thread's k (lid % 16 within the tile): its (b, oy, ox) is decoded
+  // once and then advanced by 16 per tile, dividing only when a row wraps.
   const uint kb_fixed = lid % 16u;
-  int n_ci[4], n_ky[4], n_kx[4];
-  bool n_ok[4];
-  for (int i = 0; i < 4; ++i) {
-    const uint n = col0 + lid / 16u + uint(i) * 16u;
+  const int k_first = int(k_begin + kb_fixed);
+  int kimg = k_first / HWo, koy = (k_first % HWo) / g_Wo(), kox = k_first % g_Wo();
+  int n_ci[16], n_ky[16], n_kx[16];
+  bool n_ok[16];
+  for (uint i = 0u; i < TN / 16u; ++i) {
+    const uint n = col0 + lid / 16u + i * 16u;
     n_ok[i] = n < pc.Ngemm;
     const int nn = int(min(n, pc.Ngemm - 1u));
     n_ci[i] = nn / kHW;
@@ -156,8 +160,7 @@ void main() {
         }
         v = LOAD_1(a_[meta[18] + ((cg_out + co) * g_cin_g() + int(gm)) * kHW + r]);
 #else
-        const int b = int(gk) / HWo, r = int(gk) % HWo;
-        v = LOAD_1(a_[meta[18] + (b * g_Cout() + cg_out + int(gm)) * HWo + r]);
+        v = LOAD_1(a_[meta[18] + (kimg * g_Cout() + cg_out + int(gm)) * HWo + koy * g_Wo() + kox]);
 #endif
       }
       As[k][m] = v;
@@ -169,9 +172,7 @@ void main() {
       const uint gk = k0 + kb;
       C_1 v = C_1(0);
       if (n_ok[i] && gk < k_end) {
-        const int b = int(gk) / HWo, r = int(gk) % HWo;
-        const int oy = r / g_Wo(), ox = r % g_Wo();
-        v = load_x(b, cg_in + n_ci[i], oy * sh - ph + n_ky[i] * dh, ox * sw - pw + n_kx[i] * dw);
+        v = load_x(kimg, cg_in + n_ci[i], koy * sh - ph + n_ky[i] * dh, kox * sw - pw + n_kx[i] * dw);
       }
       Bs[kb][n] = v;
 #else
@@ -208,6 +209,19 @@ void main() {
       for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier();
+#if MODE == 2
+    kox += int(TK);
+    if (kox >= g_Wo()) {
+      const int rows = kox / g_Wo();
+      kox -= rows * g_Wo();
+      koy += rows;
+      if (koy >= g_Ho()) {
+        const int images = koy / g_Ho();
+        koy -= images * g_Ho();
+        kimg += images;
+      }
+    }
+#endif
   }
 
   const bool raw = (pc.flags & 4u) != 0u;

@@ -18,12 +18,12 @@ enum class Mode { Forward = 0, Input = 1, Weight = 2 };
 constexpr int64_t kTileK = 16;
 
 // The shader's tile (TM x TN): GEMMs of few rows (few channels, common in small detectors) take a
-// flatter tile so that fewer of its rows idle; the weight gradient's loads are written for 64x64.
+// flatter tile so that fewer of its rows idle.
 struct Tile {
   int64_t m, n;
 };
-Tile tile_for(Mode mode, int64_t M) {
-  if (mode == Mode::Weight || M > 32) return {64, 64};
+Tile tile_for(int64_t M) {
+  if (M > 32) return {64, 64};
   return M > 16 ? Tile{32, 128} : Tile{16, 256};
 }
 // Split-K aims at about this many workgroups per dispatch (a few waves on a large GPU), never below
@@ -60,7 +60,7 @@ void run(Mode mode, const Tensor& out, const Tensor& a, const Tensor& b, const T
     K = g.cout_g() * up(g.kH, g.stride_h) * up(g.kW, g.stride_w);
   }
   Context& ctx = context_of(out);
-  const Tile tile = tile_for(mode, M);
+  const Tile tile = tile_for(M);
   const int64_t m_tiles = (M + tile.m - 1) / tile.m, n_tiles = (Ngemm + tile.n - 1) / tile.n;
   // K per split: enough workgroups to fill the device, within the driver's loop budget (matmul's rule).
   int64_t splits = std::clamp<int64_t>(kTargetGroups / std::max<int64_t>(1, m_tiles * n_tiles * g.groups * classes), 1,
