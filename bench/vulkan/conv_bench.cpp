@@ -3,7 +3,8 @@
 // algorithm that can compute it (the input gradient of a forced algorithm that cannot falls back to the rule) (ADEPT_CONV_ALGO) and the default rule ("auto"), float32 and float16;
 // plus the eval-mode epilogue: conv2d + bias then silu, against conv2d_silu (fused). Median of the
 // timed calls, in milliseconds. JSON to argv[2] (argv[1]: the shapes file).
-// Usage: adept_vulkan_conv_bench bench/vulkan/conv_shapes.txt out.json [--quick]
+// With --gpu-time the time is the GPU's alone (timestamps around each dispatch, vulkan_profiler_start/stop).
+// Usage: adept_vulkan_conv_bench bench/vulkan/conv_shapes.txt out.json [--quick] [--gpu-time]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,7 +42,7 @@ std::vector<Layer> read_layers(const char* path) {
 
 // Median milliseconds per call of f (after a warm-up call), `reps` timed calls each synchronised.
 template <class F>
-double median_ms(F f, int reps) {
+double wall_ms(F f, int reps) {
   f();
   vulkan_synchronize();
   std::vector<double> t;
@@ -55,14 +56,35 @@ double median_ms(F f, int reps) {
   return t[t.size() / 2];
 }
 
+// Median GPU milliseconds per call of f: the summed timestamps of the dispatches it records
+// (vulkan_profiler_start/stop), without the host's recording and round trip.
+template <class F>
+double median_gpu_ms(F f, int reps) {
+  f();
+  vulkan_synchronize();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    vulkan_profiler_start();
+    f();
+    t.push_back(vulkan_profiler_stop().device_ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: adept_vulkan_conv_bench SHAPES OUT.json [--quick]\n");
+    std::fprintf(stderr, "usage: adept_vulkan_conv_bench SHAPES OUT.json [--quick] [--gpu-time]\n");
     return 2;
   }
-  const bool quick = argc > 3 && std::strcmp(argv[3], "--quick") == 0;
+  bool quick = false, gpu_time = false;
+  for (int i = 3; i < argc; ++i) {
+    quick |= std::strcmp(argv[i], "--quick") == 0;
+    gpu_time |= std::strcmp(argv[i], "--gpu-time") == 0;
+  }
+  const auto median_ms = [&](auto f, int reps) { return gpu_time ? median_gpu_ms(f, reps) : wall_ms(f, reps); };
   if (!vulkan_is_available()) {
     std::fprintf(stderr, "no Vulkan device\n");
     return 1;

@@ -1,7 +1,8 @@
 """PyTorch CUDA reference for adept_vulkan_conv_bench: the same layers (conv_shapes.txt), directions
 (forward, input gradient, weight gradient, each alone through autograd) and dtypes, cuDNN with TF32 off
 and benchmark mode off (PyTorch's defaults but TF32), and the eval-mode conv2d + bias + silu.
-Median milliseconds of the timed calls. Usage: python3 torch_conv_bench.py conv_shapes.txt out.json"""
+Median milliseconds of the timed calls (--gpu-time: CUDA events, the GPU's time alone).
+Usage: python3 torch_conv_bench.py conv_shapes.txt out.json [--gpu-time]"""
 import json
 import sys
 import time
@@ -10,11 +11,23 @@ import torch
 import torch.nn.functional as F
 
 
+GPU_TIME = "--gpu-time" in sys.argv
+
+
 def median_ms(fn, reps=7):
+    """Median wall milliseconds per synchronised call; with --gpu-time the CUDA-event time on the GPU."""
     fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
+        if GPU_TIME:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+            continue
         t0 = time.perf_counter()
         fn()
         torch.cuda.synchronize()

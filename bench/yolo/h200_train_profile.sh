@@ -6,14 +6,16 @@
 #   3. GEMM float32/float16 at n = 256..4096 (adept_vulkan_bench vs torch_cuda_bench.py);
 #   4. the whole pipeline: `adept train device=vulkan` on 640 px shapes data with loader workers, its
 #      images/s next to the synthetic step's.
-# combine_train_profile.py turns $OUT into bench/results/h200_yolo11n_train_profile.json.
+# Everything lands in $OUT/h200_train_profile.tar.xz (the device tool brings back few files); unpacked, the
+# folder goes to combine_train_profile.py, which writes bench/results/h200_yolo11n_train_profile.json.
 # Run from the repository root on the lent GPU machine (../.library/device/README.md), carrying .gl/ (the
 # Vulkan loader debs) and .device/bundle.tar.xz from
 #   scripts/device_bundle.sh build/release/bin/adept build/release/bench/adept_bench_yolo \
 #     build/release/bench/adept_vulkan_conv_bench build/release/bench/adept_vulkan_bench \
 #     build/release/bench/adept_bench_make_shapes
 set -u
-OUT=${OUT:?set OUT to a results folder}
+DEST=${OUT:?set OUT to a results folder}
+OUT=$(mktemp -d)
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 mkdir -p /tmp/a && tar -xJf .device/bundle.tar.xz -C /tmp/a && export LD_LIBRARY_PATH=/tmp/a/lib
@@ -28,14 +30,15 @@ for b in 16 32 64; do
     > "$OUT/torch_b$b.json" 2>> "$OUT/log.txt"
   log "step b$b done"
 done
-timeout 150 /tmp/a/bin/adept_vulkan_conv_bench bench/vulkan/conv_shapes.txt "$OUT/adept_conv.json" > /dev/null 2>> "$OUT/log.txt"
-timeout 100 python3 bench/vulkan/torch_conv_bench.py bench/vulkan/conv_shapes.txt "$OUT/torch_conv.json" 2>> "$OUT/log.txt"
+timeout 150 /tmp/a/bin/adept_vulkan_conv_bench bench/vulkan/conv_shapes.txt "$OUT/adept_conv.json" --gpu-time > /dev/null 2>> "$OUT/log.txt"
+timeout 100 python3 bench/vulkan/torch_conv_bench.py bench/vulkan/conv_shapes.txt "$OUT/torch_conv.json" --gpu-time > /dev/null 2>> "$OUT/log.txt"
 log "conv done"
 timeout 100 /tmp/a/bin/adept_vulkan_bench "$OUT/adept_gemm.json" > /dev/null 2>> "$OUT/log.txt"
-timeout 100 python3 bench/vulkan/torch_cuda_bench.py "$OUT/torch_gemm.json" 2>> "$OUT/log.txt"
+timeout 100 python3 bench/vulkan/torch_cuda_bench.py "$OUT/torch_gemm.json" > /dev/null 2>> "$OUT/log.txt"
 log "gemm done"
 Y=$(/tmp/a/bin/adept_bench_make_shapes /tmp/sh imgsz=640 train_images=800 val_images=16 2>> "$OUT/log.txt" | tail -1)
 timeout 150 /tmp/a/bin/adept train data="$Y" device=vulkan imgsz=640 epochs=2 batch=16 workers=8 \
   project=/tmp/runs name=pipe exist_ok=True > "$OUT/adept_train.log" 2>&1
 log "adept train rc=$?"
 cat "$OUT/log.txt"
+tar -cJf "$DEST/h200_train_profile.tar.xz" -C "$OUT" .

@@ -7,6 +7,7 @@
 // float64 uses 64x64 tiles (4x4 micro-tiles) so that its double tiles fit 32 KiB of shared memory.
 // @build matmul - f32,f16,bf16,f64
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 1) writeonly buffer C_ { T_0 c_[]; };
@@ -32,10 +33,10 @@ void main() {
   int a_base = meta[0] + int(batch) * meta[1], b_base = meta[4] + int(batch) * meta[5];
   int a_sm = meta[2], a_sk = meta[3], b_sk = meta[6], b_sn = meta[7];
   C_0 acc[MT][MT];
-  for (int i = 0; i < MT; ++i) for (int j = 0; j < MT; ++j) acc[i][j] = C_0(0);
+  [[unroll]] for (int i = 0; i < MT; ++i) [[unroll]] for (int j = 0; j < MT; ++j) acc[i][j] = C_0(0);
   for (uint k0 = 0u; k0 < pc.K; k0 += TK) {
     // TMx16 elements of A and 16xTN of B: 8 (float64: 4) of each per thread.
-    for (uint e = lid; e < TM * TK; e += 256u) {
+    [[unroll]] for (uint e = lid; e < TM * TK; e += 256u) {
       // Neighbouring threads read neighbouring addresses: along k when A is row-major.
       uint k = pc.a_k_major != 0u ? e % TK : e / TM, m = pc.a_k_major != 0u ? e / TK : e % TM;
       uint gm = row0 + m, gk = k0 + k;
@@ -45,19 +46,19 @@ void main() {
       Bs[kb][n] = (gn < pc.N && gkb < pc.K) ? LOAD_0(b_[b_base + int(gkb) * b_sk + int(gn) * b_sn]) : C_0(0);
     }
     barrier();
-    for (uint k = 0u; k < TK; ++k) {
+    [[unroll]] for (uint k = 0u; k < TK; ++k) {
       C_0 av[MT], bv[MT];
-      for (int i = 0; i < MT; ++i) av[i] = As[k][tr + uint(i) * 16u];
-      for (int j = 0; j < MT; ++j) bv[j] = Bs[k][tc + uint(j) * 16u];
-      for (int i = 0; i < MT; ++i) for (int j = 0; j < MT; ++j) acc[i][j] += av[i] * bv[j];
+      [[unroll]] for (int i = 0; i < MT; ++i) av[i] = As[k][tr + uint(i) * 16u];
+      [[unroll]] for (int j = 0; j < MT; ++j) bv[j] = Bs[k][tc + uint(j) * 16u];
+      [[unroll]] for (int i = 0; i < MT; ++i) [[unroll]] for (int j = 0; j < MT; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier();
   }
   int c_base = meta[8] + int(batch) * meta[9];
-  for (int i = 0; i < MT; ++i) {
+  [[unroll]] for (int i = 0; i < MT; ++i) {
     uint gm = row0 + tr + uint(i) * 16u;
     if (gm >= pc.M) continue;
-    for (int j = 0; j < MT; ++j) {
+    [[unroll]] for (int j = 0; j < MT; ++j) {
       uint gn = col0 + tc + uint(j) * 16u;
       if (gn < pc.N) c_[c_base + int(gm) * meta[10] + int(gn) * meta[11]] = STORE_0(acc[i][j]);
     }

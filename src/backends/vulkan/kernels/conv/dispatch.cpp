@@ -1,13 +1,18 @@
 // Registers the Vulkan conv2d kernels and holds the rule that picks an algorithm per call.
 //
 // The rule (deterministic: it depends on the geometry, the dtype and the device's type only). A CPU-type
-// device (lavapipe) is bound by arithmetic, so fewer multiplies win; on a GPU (the H200) the tiled
-// implicit GEMM beat every Winograd variant and the float32 batched GEMM of the 1x1 path:
+// device (lavapipe) is bound by arithmetic, so fewer multiplies win; on a GPU (the H200) Winograd
+// F(4x4, 3x3) wins from 64 channels on since the batched GEMM under it runs unrolled (GPU time, batch 8,
+// ms forward / input gradient, implicit_gemm vs winograd_f4: 64 ch 80x80 0.76 / 2.28 vs 0.59 / 1.20,
+// 128 ch 40x40 0.91 / 2.45 vs 0.22 / 0.44, 256 ch 20x20 0.64 / 1.82 vs 0.19 / 0.40; 16 ch 160x160 0.30 /
+// 0.85 vs 0.58 / 1.18), and the implicit GEMM below that:
 //   depthwise      every depthwise geometry (groups == C_in, C_out % C_in == 0), all three directions, unless
 //                  a per-element loop would pass the driver's loop limit (lavapipe; then implicit_gemm)
 //   pointwise      1x1, stride 1, no padding (forward and input gradient): on CPU-type devices; on GPUs
 //                  for float16 with cooperative matrices (bmm's tensor-core path)
-//   winograd_f4    (CPU-type devices) 3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16
+//   winograd_f4    (GPUs) 3x3, stride 1, dilation 1 with C_in/groups >= 64 and C_out/groups >= 64 (forward;
+//                  input gradient with padding <= 2)
+//                  (CPU-type devices) 3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16
 //                  (forward; input gradient with padding <= 2) when the batched GEMM has at least one full
 //                  column tile of Winograd tiles: N * ceil(H_o / 4) * ceil(W_o / 4) >= 128 (H_o x W_o: the
 //                  direction's output plane, H_out x W_out forward, H x W for the input gradient)
@@ -24,7 +29,7 @@
 //   batch 8, 64 ch, 56x56:   3636 / 2446 / 1124
 // and 1x1 (adept_vulkan_conv_bench, float32 forward / input gradient, implicit_gemm vs pointwise):
 //   batch 2, 32 -> 32 ch, 40x40: 17.0 / 32.9 vs 9.1 / 15.5;  batch 2, 64 -> 128 ch, 20x20: 14.0 / 28.7 vs 6.4 / 15.5
-// H200 (bench/results/h200_conv.json, batch 8, ms forward / input gradient): 64 ch 80x80 3x3 float32:
+// H200 before the matmul ran unrolled (bench/results/h200_conv.json, batch 8, ms forward / input gradient): 64 ch 80x80 3x3 float32:
 //   implicit_gemm 0.54 / 1.35, winograd 1.77 / 3.44, winograd_f4 1.10 / 2.13; 256 ch 20x20: 0.55 / 1.24,
 //   1.24 / 2.33, 1.04 / 1.92 (every 3x3 layer alike); 1x1 32 ch 160x160 float32: implicit_gemm 0.18 / 0.40,
 //   pointwise 0.88 / 1.77; float16: implicit_gemm 0.19 / 0.45, pointwise 0.13 / 0.26.
@@ -83,7 +88,11 @@ ConvAlgo rule(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir d, Dt
   if (can_compute(ConvAlgo::Pointwise, g, d) && (cpu_type || (dtype == kFloat16 && info.cooperative_matrix))) {
     return ConvAlgo::Pointwise;
   }
-  if (cpu_type && is_winograd(g, d) && g.cin_g() >= 16 && g.cout_g() >= 16) {
+  // GPUs: F(4x4, 3x3) from 64 channels on (its batched GEMMs run on the tiled matmul, 0.66 of cuBLAS on the
+  // H200), the implicit GEMM below that.
+  const int64_t min_channels = cpu_type ? 16 : 64;
+  if (is_winograd(g, d) && g.cin_g() >= min_channels && g.cout_g() >= min_channels) {
+    if (!cpu_type) return ConvAlgo::WinogradF4;
     const int64_t h = d == ConvDir::Forward ? g.H_out : g.H, w = d == ConvDir::Forward ? g.W_out : g.W;
     return g.N * ((h + 3) / 4) * ((w + 3) / 4) >= 128 ? ConvAlgo::WinogradF4 : ConvAlgo::Winograd;
   }
