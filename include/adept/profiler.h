@@ -10,6 +10,7 @@
 namespace adept::profiler {
 
 /// RAII scope label. `name` is appended to the enclosing label with '/'. Not copyable or movable.
+/// Labels that end out of order (Python generators, ExitStack) leave the others' paths without them.
 class RecordFunction {
  public:
   explicit RecordFunction(const std::string& name);
@@ -18,7 +19,10 @@ class RecordFunction {
   RecordFunction& operator=(const RecordFunction&) = delete;
 
  private:
-  const std::string* saved_;
+  void set_parent(const std::string* parent);
+  std::string name_;
+  const std::string* parent_;  // the label in force when this one began (interned, nullptr = "")
+  const std::string* path_;    // parent + '/' + name (interned)
 };
 
 /// The calling thread's label path ("" outside every RecordFunction). The reference stays valid for

@@ -192,6 +192,10 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { retur
 
 Tensor var(const Tensor& x, const Shape& dims, int64_t correction, bool keepdim) {
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "var: only supports floating-point dtypes, got {}", dtype_name(x.dtype()));
+  // Half inputs in float32 (as PyTorch accumulates them): squared deviations overflow float16 past 65504.
+  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) {
+    return var(x.to(kFloat32), dims, correction, keepdim).to(x.dtype());
+  }
   uint64_t mask = dims_mask(dims, x.dim(), "var");
   Shape d = mask_dims(mask, x.dim());
   int64_t n = reduced_count(x.sizes(), mask);

@@ -2,6 +2,7 @@
 // nesting, the label a backward runs under, per-kernel rows with counts, labels and directions, errors.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "adept/adept.h"
@@ -25,6 +26,16 @@ TEST(Profiler, RecordFunctionLabelsNestAndUnwind) {
   }
   EXPECT_EQ(profiler::current_scope(), "");
   EXPECT_FALSE(profiler::in_backward());
+}
+
+TEST(Profiler, LabelsEndingOutOfOrderLeaveTheOthersWithoutThem) {
+  auto outer = std::make_unique<profiler::RecordFunction>("outer");
+  auto inner = std::make_unique<profiler::RecordFunction>("inner");
+  EXPECT_EQ(profiler::current_scope(), "outer/inner");
+  outer.reset();  // ends first (a Python generator's label, say)
+  EXPECT_EQ(profiler::current_scope(), "inner");
+  inner.reset();
+  EXPECT_EQ(profiler::current_scope(), "");
 }
 
 TEST(Profiler, BackwardRunsUnderTheLabelItsNodeWasCreatedUnder) {

@@ -221,6 +221,20 @@ TEST_F(Vulkan, FewOutputsOverManyElementsSplitIntoPartialsAndMatchTheCpu) {
   expect_close(mi, ci, 0);
 }
 
+TEST_F(Vulkan, Float64ConvWithFewChannelsFitsSharedMemory) {
+  // The flat 16x256 implicit-GEMM tile in float64 would need 34,944 bytes of shared memory (lavapipe has
+  // 32 KiB): the validation run of these tests catches a tile that does not fit.
+  if (!vulkan_devices().at(0).float64) GTEST_SKIP() << "no shaderFloat64";
+  Tensor x = randn({1, 3, 8, 8}, kFloat64), w = randn({4, 3, 3, 3}, kFloat64);
+  Tensor xv = x.to(kVk).requires_grad_(), wv = w.to(kVk).requires_grad_();
+  Tensor xc = x.clone().requires_grad_(), wc = w.clone().requires_grad_();
+  conv2d(xv, wv, {}, 1, 1).sum().backward();
+  conv2d(xc, wc, {}, 1, 1).sum().backward();
+  expect_close(xv.grad(), xc.grad(), 1e-10);
+  expect_close(wv.grad(), wc.grad(), 1e-10);
+  EXPECT_EQ(vulkan_validation_error_count(), 0u);
+}
+
 TEST_F(Vulkan, LargeReductionsAndLongMatmulsStayCorrect) {
   // Larger than one invocation may loop on llvmpipe: the kernels split the work.
   Tensor x = ones({6291456}).to(kVk);

@@ -115,3 +115,18 @@ def test_reduce(m, device, v):
 @pytest.mark.parametrize("c", err_params(ERRORS))
 def test_reduce_error(m, device, c):
     run_error(m, c, device)
+
+
+def test_half_var_std_accumulate_in_float32(device):
+    # Squared deviations past float16's 65504 (70,000 of them, each 1): PyTorch gives 1, not NaN.
+    import adept
+    import torch
+    x = adept.ones(70000, dtype=adept.float16)
+    x[::2] = -1
+    t = torch.ones(70000, dtype=torch.float16)
+    t[::2] = -1
+    for dt, tdt in ((adept.float16, torch.float16), (adept.bfloat16, torch.bfloat16)):
+        xv = x.to(dt).to(device)
+        assert xv.var().dtype == dt
+        assert float(xv.var()) == pytest.approx(float(t.to(tdt).var()), rel=1e-2)
+        assert float(xv.std()) == pytest.approx(float(t.to(tdt).std()), rel=1e-2)

@@ -28,6 +28,19 @@ def test_record_function_unwinds_on_exceptions_and_refuses_reentry():
     assert adept.profiler.current_scope() == ""
 
 
+def test_record_function_in_a_generator_ending_after_its_caller():
+    def gen():
+        with adept.profiler.record_function("g"):
+            yield
+    g = gen()
+    with adept.profiler.record_function("outer"):
+        next(g)
+        assert adept.profiler.current_scope() == "outer/g"
+    assert adept.profiler.current_scope() == "g"
+    g.close()
+    assert adept.profiler.current_scope() == ""
+
+
 def test_vulkan_profile_rows(device):
     if not device.startswith("vulkan"):
         pytest.skip("Vulkan profiler: run with --device vulkan")

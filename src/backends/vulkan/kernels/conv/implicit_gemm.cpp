@@ -18,13 +18,17 @@ enum class Mode { Forward = 0, Input = 1, Weight = 2 };
 constexpr int64_t kTileK = 16;
 
 // The shader's tile (TM x TN): GEMMs of few rows (few channels, common in small detectors) take a
-// flatter tile so that fewer of its rows idle.
+// flatter tile so that fewer of its rows idle, where its shared memory (16 x (TM + 1) + 16 x TN
+// accumulation-type words) fits the device's (float64's 16x256 tile needs 34,944 bytes: more than
+// lavapipe's 32 KiB).
 struct Tile {
   int64_t m, n;
 };
-Tile tile_for(int64_t M) {
-  if (M > 32) return {64, 64};
-  return M > 16 ? Tile{32, 128} : Tile{16, 256};
+Tile tile_for(int64_t M, int64_t acc_bytes, uint32_t max_shared) {
+  for (const Tile t : {Tile{16, 256}, Tile{32, 128}}) {
+    if (M <= t.m && kTileK * (t.m + 1 + t.n) * acc_bytes <= max_shared) return t;
+  }
+  return {64, 64};
 }
 // Split-K aims at about this many workgroups per dispatch (a few waves on a large GPU), never below
 // kMinSlice K per workgroup.
@@ -60,7 +64,7 @@ void run(Mode mode, const Tensor& out, const Tensor& a, const Tensor& b, const T
     K = g.cout_g() * up(g.kH, g.stride_h) * up(g.kW, g.stride_w);
   }
   Context& ctx = context_of(out);
-  const Tile tile = tile_for(M);
+  const Tile tile = tile_for(M, out.dtype() == kFloat64 ? 8 : 4, ctx.info().max_shared_memory);
   const int64_t m_tiles = (M + tile.m - 1) / tile.m, n_tiles = (Ngemm + tile.n - 1) / tile.n;
   // K per split: enough workgroups to fill the device, within the driver's loop budget (matmul's rule).
   int64_t splits = std::clamp<int64_t>(kTargetGroups / std::max<int64_t>(1, m_tiles * n_tiles * g.groups * classes), 1,
