@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adept/adept.h"
 #include "autograd/node.h"
@@ -128,6 +129,20 @@ TEST(VulkanProfiler, RowsCountDispatchesPerKernelLabelAndDirection) {
   const VulkanProfile empty = vulkan_profiler_stop();
   EXPECT_TRUE(empty.rows.empty());
   EXPECT_EQ(empty.dispatches, 0u);
+}
+
+TEST(VulkanProfiler, MoreCommandsThanABatchHoldsAreAllTimed) {
+  if (!vulkan_is_available()) GTEST_SKIP() << "no Vulkan device";
+  // 1,100 uploads queue 1,100 buffer copies without a wait: more than one batch's 1,024 timestamp pairs.
+  std::vector<Tensor> up;
+  vulkan_profiler_start();
+  for (int i = 0; i < 1100; ++i) up.push_back(full({4}, static_cast<double>(i)).to(Device("vulkan")));
+  Tensor last = up.back().cpu();
+  const VulkanProfile p = vulkan_profiler_stop();
+  EXPECT_EQ(p.copies, 1101u);  // and the download
+  EXPECT_GE(p.batches, 2u);
+  EXPECT_TRUE(allclose(last, full({4}, 1099.0)));
+  EXPECT_TRUE(allclose(up[517].cpu(), full({4}, 517.0)));
 }
 
 TEST(VulkanProfiler, StartTwiceOrStopWithoutStartRaises) {

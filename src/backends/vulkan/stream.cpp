@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "adept/errors.h"
-#include "backends/vulkan/allocator.h"
 #include "adept/profiler.h"
+#include "backends/vulkan/allocator.h"
 #include "backends/vulkan/context.h"
 
 namespace adept::vk {
@@ -222,7 +222,6 @@ void Stream::dispatch(const char* op, const char* kernel, VkPipeline pipeline, V
                       uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
   ADEPT_CHECK(buffers.size() <= kMaxBindings, ValueError, "vulkan: too many bindings ({})", buffers.size());
   const auto t0 = HostClock::now();
-  if (profiling_ && current_ && current_->samples.size() >= kMaxSamples) flush();
   Batch& b = recording();
   b.last_op = last_op_ = op;
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -250,12 +249,12 @@ void Stream::dispatch(const char* op, const char* kernel, VkPipeline pipeline, V
   if (push_size) vkCmdPushConstants(b.cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
   vkCmdDispatch(b.cmd, gx, gy, gz);
   if (profiling_) profile_end(b, sample, ms_since(t0));
-  if (++b.sets >= kMaxSets) flush();
+  // Full batches are submitted after recording (the dispatch's metadata lives in this batch).
+  if (++b.sets >= kMaxSets || b.samples.size() >= kMaxSamples) flush();
 }
 
 void Stream::copy(const char* op, const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes) {
   const auto t0 = HostClock::now();
-  if (profiling_ && current_ && current_->samples.size() >= kMaxSamples) flush();
   Batch& b = recording();
   b.last_op = last_op_ = op;
   barrier(b.cmd);
@@ -263,6 +262,7 @@ void Stream::copy(const char* op, const BufferRange& src, const BufferRange& dst
   VkBufferCopy region{src.offset, dst.offset, bytes};
   vkCmdCopyBuffer(b.cmd, src.buffer, dst.buffer, 1, &region);
   if (profiling_) profile_end(b, sample, ms_since(t0));
+  if (b.samples.size() >= kMaxSamples) flush();
 }
 
 void Stream::on_complete(std::function<void()> fn) { recording().done.push_back(std::move(fn)); }

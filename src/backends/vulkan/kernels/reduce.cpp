@@ -41,8 +41,8 @@ bool reduce_in_chunks(ReduceOp op, const Tensor& out, const Tensor& in, uint64_t
 
 // Few outputs over many elements: one workgroup per output would leave the GPU nearly idle (a full sum
 // of a (16, 8400, 80) tensor ran on one workgroup for 3.7 ms on an H200). Instead one dispatch reduces
-// `chunks` consecutive ranges of each output's reduced elements into float partials laid out
-// (chunks, out...), and a second reduction folds them in order: fixed split, so results are
+// `chunks` consecutive ranges of each output's reduced elements into partials of the output's dtype laid
+// out (chunks, out...), and a second reduction folds them in order: fixed split, so results are
 // deterministic. Arg ops (an index per partial) and half dtypes (partials would round to 16 bits) keep
 // the single pass. Returns the number of chunks (1: no split).
 int64_t parallel_chunks(ReduceOp op, Dtype dtype, int64_t n_out, int64_t n_red, int64_t n_red_dims,
