@@ -142,6 +142,9 @@ Args parse(int argc, char** argv) {
   if (a.warmup < 0) a.warmup = a.mode == "train" ? 2 : 3;
   if (a.iters < 0) a.iters = a.mode == "train" ? 3 : 20;
   ADEPT_CHECK(a.iters >= 1, ValueError, "--iters must be >= 1");
+  ADEPT_CHECK(a.profile >= 0, ValueError, "--profile must be >= 0 (steps), got {}", a.profile);
+  ADEPT_CHECK(a.profile == 0 || (a.mode == "train" && a.device.rfind("vulkan", 0) == 0), ValueError,
+              "--profile profiles Vulkan training steps: it needs train --device vulkan");
   ADEPT_CHECK(a.mode == "init" ? !a.out.empty() : !a.inputs.empty() || !a.synthetic.empty(), ValueError,
               "missing --out / --inputs / --synthetic");
   return a;
