@@ -43,6 +43,6 @@ void sum_splits(const Tensor& out, const Tensor& partials, const char* op);
 
 /// The algorithm for one call on a device described by `info` (see dispatch.cpp for the rule and its
 /// measurements); ADEPT_CONV_ALGO overrides it where the forced algorithm can compute the call.
-ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir, Dtype dtype);
+ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir);
 
 }  // namespace adept::vk::conv

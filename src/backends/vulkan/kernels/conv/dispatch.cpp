@@ -1,24 +1,23 @@
 // Registers the Vulkan conv2d kernels and holds the rule that picks an algorithm per call.
 //
-// The rule (deterministic: it depends on the geometry, the dtype and the device's type only). A CPU-type
-// device (lavapipe) is bound by arithmetic, so fewer multiplies win; on a GPU (the H200) Winograd
-// F(4x4, 3x3) wins from 64 channels on since the batched GEMM under it runs unrolled (GPU time, batch 8,
-// ms forward / input gradient, implicit_gemm vs winograd_f4: 64 ch 80x80 0.76 / 2.28 vs 0.59 / 1.20,
-// 128 ch 40x40 0.91 / 2.45 vs 0.22 / 0.44, 256 ch 20x20 0.64 / 1.82 vs 0.19 / 0.40; 16 ch 160x160 0.30 /
-// 0.85 vs 0.58 / 1.18), and the implicit GEMM below that:
+// The rule (deterministic: it depends on the geometry, the dtype and the driver's loop limit only). Fewer
+// multiplies win on lavapipe (a CPU-type device, bound by arithmetic) and, since the batched GEMM under
+// Winograd and the 1x1 path runs unrolled, on the H200 too (GPU time, batch 8, float32, ms forward / input
+// gradient, bench/results/h200_yolo11n_train_profile.json; implicit_gemm vs winograd_f4: 16 ch 160x160
+// 0.23 / 0.75 vs 0.15 / 0.29, 64 ch 80x80 0.26 / 0.78 vs 0.15 / 0.29, 128 ch 40x40 0.53 / 1.51 vs 0.15 /
+// 0.30, 256 ch 20x20 0.41 / 1.16 vs 0.14 / 0.31; 1x1 128 -> 256 ch 40x40 implicit_gemm 0.068 / 0.212 vs
+// pointwise 0.043 / 0.106, 32 -> 32 ch 160x160 0.076 / 0.212 vs 0.081 / 0.178):
 //   depthwise      every depthwise geometry (groups == C_in, C_out % C_in == 0), all three directions, unless
 //                  a per-element loop would pass the driver's loop limit (lavapipe; then implicit_gemm)
-//   pointwise      1x1, stride 1, no padding (forward and input gradient): on CPU-type devices; on GPUs
-//                  for float16 with cooperative matrices (bmm's tensor-core path)
-//   winograd_f4    (GPUs) 3x3, stride 1, dilation 1 with C_in/groups >= 64 and C_out/groups >= 64 (forward;
-//                  input gradient with padding <= 2)
-//                  (CPU-type devices) 3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16
+//   pointwise      1x1, stride 1, no padding (forward and input gradient; bmm, on cooperative matrices for
+//                  float16 where the device has them)
+//   winograd_f4    3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16
 //                  (forward; input gradient with padding <= 2) when the batched GEMM has at least one full
 //                  column tile of Winograd tiles: N * ceil(H_o / 4) * ceil(W_o / 4) >= 128 (H_o x W_o: the
 //                  direction's output plane, H_out x W_out forward, H x W for the input gradient)
-//   winograd       (CPU-type devices) the same convolutions with fewer tiles (F(4x4)'s GEMMs would run
-//                  mostly empty)
-//   implicit_gemm  everything else, and every weight gradient but the depthwise one
+//   winograd       the same convolutions with fewer tiles (F(4x4)'s GEMMs would run mostly empty)
+//   implicit_gemm  everything else (strided, few channels, other kernels), and every weight gradient but
+//                  the depthwise one
 // lavapipe (2 shared cores, harness perf mode, float32, C_in = C_out, pad 1, ms per call, best of three
 // runs, one for the last three rows; implicit_gemm / winograd / winograd_f4):
 //   batch 2, 16 ch, 80x80:    540 /  287 /  150      batch 2, 16 ch, 20x20:    34 /   16 /   16
@@ -77,22 +76,15 @@ const char* requirement(ConvAlgo a) {
   }
 }
 
-ConvAlgo rule(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir d, Dtype dtype) {
-  const bool cpu_type = info.device_type == "cpu";
+ConvAlgo rule(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir d) {
   // Depthwise unless a per-element loop (its window, or the m windows over an input element) would pass the
   // driver's loop limit (lavapipe: a 1-channel conv with many outputs), where implicit_gemm splits the sum.
   const int64_t steps = g.kH * g.kW * (d == ConvDir::Input ? g.C_out / std::max<int64_t>(g.C_in, 1) : 1);
   if (is_depthwise(g) && (!info.loop_iteration_limit || steps <= info.loop_iteration_limit / 2)) {
     return ConvAlgo::Depthwise;
   }
-  if (can_compute(ConvAlgo::Pointwise, g, d) && (cpu_type || (dtype == kFloat16 && info.cooperative_matrix))) {
-    return ConvAlgo::Pointwise;
-  }
-  // GPUs: F(4x4, 3x3) from 64 channels on (its batched GEMMs run on the tiled matmul, 0.66 of cuBLAS on the
-  // H200), the implicit GEMM below that.
-  const int64_t min_channels = cpu_type ? 16 : 64;
-  if (is_winograd(g, d) && g.cin_g() >= min_channels && g.cout_g() >= min_channels) {
-    if (!cpu_type) return ConvAlgo::WinogradF4;
+  if (can_compute(ConvAlgo::Pointwise, g, d)) return ConvAlgo::Pointwise;
+  if (is_winograd(g, d) && g.cin_g() >= 16 && g.cout_g() >= 16) {
     const int64_t h = d == ConvDir::Forward ? g.H_out : g.H, w = d == ConvDir::Forward ? g.W_out : g.W;
     return g.N * ((h + 3) / 4) * ((w + 3) / 4) >= 128 ? ConvAlgo::WinogradF4 : ConvAlgo::Winograd;
   }
@@ -114,7 +106,7 @@ void check_dtype(const Tensor& t, const char* op) {
 
 void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeometry& g) {
   check_dtype(y, "conv2d");
-  const ConvAlgo a = choose_algo(context_of(y).info(), g, ConvDir::Forward, y.dtype());
+  const ConvAlgo a = choose_algo(context_of(y).info(), g, ConvDir::Forward);
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_forward(y, x, w, b, g); break;
     case ConvAlgo::Pointwise: pointwise_forward(y, x, w, b, g); break;
@@ -127,7 +119,7 @@ void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor&
 
 void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g) {
   check_dtype(gx, "conv_transpose2d");
-  const ConvAlgo a = choose_algo(context_of(gx).info(), g, ConvDir::Input, gx.dtype());
+  const ConvAlgo a = choose_algo(context_of(gx).info(), g, ConvDir::Input);
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_input(gx, gy, w, g); break;
     case ConvAlgo::Pointwise: pointwise_backward_input(gx, gy, w, g); break;
@@ -140,7 +132,7 @@ void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, cons
 
 void backward_weight_vk(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g) {
   check_dtype(gw, "conv2d");
-  const ConvAlgo a = choose_algo(context_of(gw).info(), g, ConvDir::Weight, gw.dtype());
+  const ConvAlgo a = choose_algo(context_of(gw).info(), g, ConvDir::Weight);
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_weight(gw, x, gy, g); break;
     case ConvAlgo::Depthwise: depthwise_backward_weight(gw, x, gy, g); break;
@@ -150,11 +142,11 @@ void backward_weight_vk(const Tensor& gw, const Tensor& x, const Tensor& gy, con
 
 }  // namespace
 
-ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir, Dtype dtype) {
+ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir) {
   const std::optional<ConvAlgo> f = forced_conv_algo();
   if (f && can_compute(*f, g, dir)) return *f;
   if (f) check_forced_conv_algo(f, false, g, dir, "vulkan", requirement(*f));
-  return rule(info, g, dir, dtype);
+  return rule(info, g, dir);
 }
 
 }  // namespace adept::vk::conv
