@@ -12,11 +12,10 @@
 // gather at stride 2. The class is the outermost factor of the workgroup's z.
 // The kernel size is the specialization constants KH, KW, so the index decodes divide by constants.
 // A workgroup of 256 threads computes a TM x TN tile of C (specialization constants: 64x64, or 32x128 and
-// 16x256 for GEMMs of few rows, i.e. few channels); each thread owns a
-// 4x4 micro-tile whose rows are strided by TM / 4 and columns by TN / 4 (consecutive threads read
-// consecutive shared words). K is walked in steps of
-// 16 through shared memory; each workgroup covers one K slice of a split-K (z), so every sum has a fixed
-// order (deterministic). Arithmetic in C_0 (float for float16 / bfloat16, double for float64).
+// 16x256 for GEMMs of few rows, i.e. few channels, where their shared memory fits the device); each thread
+// owns a 4x4 micro-tile whose rows are strided by TM / 4 and columns by TN / 4 (consecutive threads read
+// consecutive shared words). K is walked in steps of 16 through shared memory; each workgroup covers one
+// K slice of a split-K (z), so every sum has a fixed order (deterministic). Arithmetic in C_0 (float for float16 / bfloat16, double for float64).
 // Bindings: 1 out (T_0), 2 A source (T_1), 3 B source (T_1), 4 bias (T_1; a dummy when absent).
 // With raw != 0 (split-K partials, the f32 variants of half inputs) the plain sum is stored at
 // out[split * out_numel + index]; otherwise bias (forward) and SiLU (forward, silu != 0) are applied.
