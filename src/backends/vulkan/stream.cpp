@@ -221,7 +221,7 @@ void Stream::dispatch(const char* op, const char* kernel, VkPipeline pipeline, V
                       VkDescriptorSetLayout set_layout, const std::vector<BufferRange>& buffers, const void* push,
                       uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
   ADEPT_CHECK(buffers.size() <= kMaxBindings, ValueError, "vulkan: too many bindings ({})", buffers.size());
-  const auto t0 = HostClock::now();
+  const auto t0 = profiling_ ? HostClock::now() : HostClock::time_point{};  // host time only when profiling
   Batch& b = recording();
   b.last_op = last_op_ = op;
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -254,7 +254,7 @@ void Stream::dispatch(const char* op, const char* kernel, VkPipeline pipeline, V
 }
 
 void Stream::copy(const char* op, const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes) {
-  const auto t0 = HostClock::now();
+  const auto t0 = profiling_ ? HostClock::now() : HostClock::time_point{};  // host time only when profiling
   Batch& b = recording();
   b.last_op = last_op_ = op;
   barrier(b.cmd);

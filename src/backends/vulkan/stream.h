@@ -48,9 +48,9 @@ class Stream {
   /// Records a compute dispatch of op `op` (a static string, named if the device stalls) with the shader
   /// variant `kernel` (a string that outlives the stream, named in profiles): binds `buffers`
   /// (binding 0..n-1), pushes constants.
-  void dispatch(const char* op, const char* kernel, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
-                const std::vector<BufferRange>& buffers, const void* push, uint32_t push_size, uint32_t gx,
-                uint32_t gy = 1, uint32_t gz = 1);
+  void dispatch(const char* op, const char* kernel, VkPipeline pipeline, VkPipelineLayout layout,
+                VkDescriptorSetLayout set_layout, const std::vector<BufferRange>& buffers, const void* push,
+                uint32_t push_size, uint32_t gx, uint32_t gy = 1, uint32_t gz = 1);
   void copy(const char* op, const BufferRange& src, const BufferRange& dst, VkDeviceSize bytes);
   /// Runs `fn` once the current batch has completed (e.g. to free a staging buffer).
   void on_complete(std::function<void()> fn);
@@ -112,6 +112,5 @@ class Stream {
   std::map<ProfileKey, VulkanProfileRow> profile_;
   uint64_t profile_batches_ = 0;
 };
-
 
 }  // namespace adept::vk
