@@ -37,7 +37,7 @@ timeout 100 /tmp/a/bin/adept_vulkan_bench "$OUT/adept_gemm.json" > /dev/null 2>>
 timeout 100 python3 bench/vulkan/torch_cuda_bench.py "$OUT/torch_gemm.json" > /dev/null 2>> "$OUT/log.txt"
 log "gemm done"
 Y=$(/tmp/a/bin/adept_bench_make_shapes /tmp/sh imgsz=640 train_images=800 val_images=16 2>> "$OUT/log.txt" | tail -1)
-timeout 150 /tmp/a/bin/adept train data="$Y" device=vulkan imgsz=640 epochs=2 batch=16 workers=8 \
+timeout 150 /tmp/a/bin/adept train data="$Y" device=vulkan imgsz=640 epochs=2 batch=16 workers=8 amp=False \
   project=/tmp/runs name=pipe exist_ok=True > "$OUT/adept_train.log" 2>&1
 log "adept train rc=$?"
 cat "$OUT/log.txt"

@@ -7,8 +7,11 @@ reserved bytes and the reserved bytes after every step.
 steps under torch.profiler and adds "profile": CUDA time per kernel, per aten op (self time), per layer's
 forward (record_function around each model.i) and per backward function, with kernel launches per step
 (the counterpart of adept_bench_yolo --profile).
+--amp fp16 runs the forward under torch.autocast("cuda", float16) with torch.amp.GradScaler (as Ultralytics
+trains, and as adept_bench_yolo --amp 1); --amp bf16 under bfloat16 autocast without a scaler. The loss
+takes the maps in float32 either way.
 Usage: python3 torch_cuda_step.py --batch 16 --imgsz 640 [--warmup 2] [--iters 5] [--vary-targets]
-       [--phase-sync 0|1] [--profile N]"""
+       [--phase-sync 0|1] [--profile N] [--amp off|fp16|bf16]"""
 import argparse
 import json
 import os
@@ -44,7 +47,26 @@ def rank(sums, steps, total, top):
              "launches_per_step": v[1] / steps} for k, v in rows]
 
 
-def profile_steps(model, opt, images, tgt, n):
+class Amp:
+    """The step's mixed-precision parts: autocast around the forward, the scaler around backward and step."""
+
+    def __init__(self, mode):
+        self.dtype = {"off": None, "fp16": torch.float16, "bf16": torch.bfloat16}[mode]
+        self.scaler = torch.amp.GradScaler("cuda", enabled=mode == "fp16")
+
+    def forward(self, model, images):
+        with torch.autocast("cuda", dtype=self.dtype or torch.float16, enabled=self.dtype is not None):
+            return [m.float() for m in model(images)]
+
+    def backward(self, loss):
+        self.scaler.scale(loss).backward()
+
+    def step(self, opt):
+        self.scaler.step(opt)
+        self.scaler.update()
+
+
+def profile_steps(model, opt, amp, images, tgt, n):
     """n training steps under torch.profiler (one GPU wait per step), ranked like adept_bench_yolo --profile."""
     from torch.profiler import ProfilerActivity, profile, record_function
     from yolo_loss_mirror import detection_loss
@@ -64,9 +86,9 @@ def profile_steps(model, opt, images, tgt, n):
         for _ in range(n):
             t0 = time.perf_counter()
             opt.zero_grad(set_to_none=True)
-            loss, _ = detection_loss(model(images), tgt, NC)
-            loss.backward()
-            opt.step()
+            loss, _ = detection_loss(amp.forward(model, images), tgt, NC)
+            amp.backward(loss)
+            amp.step(opt)
             torch.cuda.synchronize()
             wall.append(time.perf_counter() - t0)
     for h in hooks:
@@ -101,6 +123,7 @@ def main():
     ap.add_argument("--vary-targets", action="store_true")
     ap.add_argument("--phase-sync", type=int, default=1)
     ap.add_argument("--profile", type=int, default=0)
+    ap.add_argument("--amp", choices=["off", "fp16", "bf16"], default="off")
     args = ap.parse_args()
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -115,6 +138,7 @@ def main():
     tgt = targets(args.batch, gen).cuda()
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=0.01, momentum=0.937, nesterov=True, weight_decay=5e-4)
+    amp = Amp(args.amp)
     steps, reserved, phases = [], [], {"forward": [], "loss": [], "backward": [], "optimizer": []}
     for it in range(args.warmup + args.iters):
         if args.vary_targets and it > 0:
@@ -127,13 +151,13 @@ def main():
                 torch.cuda.synchronize()
             marks.append(time.perf_counter())
         opt.zero_grad(set_to_none=True)
-        maps = model(images)
+        maps = amp.forward(model, images)
         phase_end()
         loss, items = detection_loss(maps, tgt, NC)
         phase_end()
-        loss.backward()
+        amp.backward(loss)
         phase_end()
-        opt.step()
+        amp.step(opt)
         torch.cuda.synchronize(); marks.append(time.perf_counter())
         reserved.append(torch.cuda.memory_reserved())
         if it >= args.warmup:
@@ -141,8 +165,8 @@ def main():
             for k, (a, b) in zip(phases, zip(marks, marks[1:])):
                 phases[k].append(b - a)
     med = lambda v: sorted(v)[len(v) // 2]
-    prof = profile_steps(model, opt, images, tgt, args.profile) if args.profile > 0 else None
-    print(json.dumps({"profile": prof, "phase_sync": bool(args.phase_sync),"framework": "torch", "torch_version": torch.__version__, "device": torch.cuda.get_device_name(0),
+    prof = profile_steps(model, opt, amp, images, tgt, args.profile) if args.profile > 0 else None
+    print(json.dumps({"profile": prof, "phase_sync": bool(args.phase_sync), "amp": args.amp,"framework": "torch", "torch_version": torch.__version__, "device": torch.cuda.get_device_name(0),
                       "batch": args.batch, "imgsz": args.imgsz, "step_seconds": steps,
                       "images_per_second": args.batch / med(steps),
                       "phase_median_seconds": {k: med(v) for k, v in phases.items()},

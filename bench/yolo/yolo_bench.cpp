@@ -12,6 +12,8 @@
 // `--profile N` (train, vulkan) then runs N more steps under vulkan_profiler_start/stop and adds "profile":
 // GPU time per kernel, per op, per layer (model.i, forward and backward) and per layer and kernel, ranked,
 // with dispatches, host recording time and wall time per step.
+// `--amp 1` (train) runs the step as `adept train amp=True` does: the forward under float16 autocast, the
+// loss in float32, GradScaler (scale, unscale, inf check, step, update).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -46,7 +48,7 @@ constexpr const char* kUsage =
     "usage: adept_bench_yolo init --out W.safetensors [--scale n] [--nc 80] [--seed 0]\n"
     "       adept_bench_yolo train|infer --inputs I.safetensors [--weights W.safetensors] [--scale n] [--nc 80]\n"
     "                        [--warmup N] [--iters N] [--threads N] [--lr 0.01] [--device cpu|vulkan]\n"
-    "                        [--synthetic BxS] [--vary-targets 0|1] [--phase-sync 0|1] [--profile N]\n";
+    "                        [--synthetic BxS] [--vary-targets 0|1] [--phase-sync 0|1] [--profile N] [--amp 0|1]\n";
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -111,6 +113,7 @@ struct Args {
   int64_t nc = 80, warmup = -1, iters = -1, threads = 2, profile = 0;
   bool phase_sync = true;
   bool vary_targets = false;
+  bool amp = false;
   uint64_t seed = 0;
   double lr = 0.01;
 };
@@ -137,6 +140,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--vary-targets") a.vary_targets = v != "0";
     else if (k == "--phase-sync") a.phase_sync = v != "0";
     else if (k == "--profile") a.profile = std::stoll(v);
+    else if (k == "--amp") a.amp = v != "0";
     else throw ValueError("unknown option " + k);
   }
   if (a.warmup < 0) a.warmup = a.mode == "train" ? 2 : 3;
@@ -182,6 +186,13 @@ Tensor synthetic_targets(int64_t batch, int64_t nc, std::mt19937_64& rng) {
   return from_blob_copy(rows.data(), {static_cast<int64_t>(rows.size() / 6), 6}, kFloat32);
 }
 
+// The forward of a training step: maps, under float16 autocast with --amp 1.
+std::vector<Tensor> forward_maps(Yolo11& model, const Tensor& images, bool amp) {
+  std::optional<AutocastGuard> autocast;
+  if (amp) autocast.emplace(images.device().type, kFloat16);
+  return model.forward_maps(images);
+}
+
 #ifdef ADEPT_WITH_VULKAN
 // Sums device time, host time and counts of profile rows grouped by `key`, largest device time first.
 json rank(const VulkanProfile& p, double steps, const std::function<std::string(const VulkanProfileRow&)>& key,
@@ -211,8 +222,8 @@ std::string layer_of(const std::string& scope) {
 }
 
 // `n` training steps under the Vulkan profiler, one device wait per step.
-json profile_steps(Yolo11& model, const DetectionLoss& criterion, optim::SGD& opt, const Tensor& images,
-                   const Tensor& targets, int64_t n) {
+json profile_steps(Yolo11& model, const DetectionLoss& criterion, optim::SGD& opt, optim::GradScaler& scaler, bool amp,
+                   const Tensor& images, const Tensor& targets, int64_t n) {
   const Device dev = images.device();
   std::vector<double> wall, host;
   vulkan_profiler_start(dev.index);
@@ -222,12 +233,13 @@ json profile_steps(Yolo11& model, const DetectionLoss& criterion, optim::SGD& op
       profiler::RecordFunction label("zero_grad");
       opt.zero_grad();
     }
-    std::vector<Tensor> maps = model.forward_maps(images);
+    std::vector<Tensor> maps = forward_maps(model, images, amp);
     auto [loss, items] = criterion(maps, targets);
-    loss.backward();
+    scaler.scale(loss).backward();
     {
       profiler::RecordFunction label("optimizer.step");
-      opt.step();
+      scaler.step(opt);
+      scaler.update();
     }
     host.push_back(seconds_since(t0));
     sync(dev);
@@ -266,6 +278,10 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
   o.nesterov = true;
   o.weight_decay = 5e-4;
   optim::SGD opt(params, o);
+  optim::GradScalerOptions so;
+  so.enabled = a.amp;
+  optim::GradScaler scaler(so);
+  r["amp"] = a.amp;
   DetectionLoss criterion(model);
   model.train();
   r["baseline_rss_mib"] = current_rss_mib();
@@ -286,13 +302,14 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
       phases.stop(name, timed);
     };
     opt.zero_grad();
-    std::vector<Tensor> maps = model.forward_maps(images);
+    std::vector<Tensor> maps = forward_maps(model, images, a.amp);
     phase_end("forward");  // zero_grad included
     auto [loss, items] = criterion(maps, targets);
     phase_end("loss");
-    loss.backward();
+    scaler.scale(loss).backward();
     phase_end("backward");
-    opt.step();
+    scaler.step(opt);  // opt.step() without --amp
+    scaler.update();
     if (!a.phase_sync) phases.stop("host_step", timed);
     sync(dev);
     phases.stop(a.phase_sync ? "optimizer" : "device_wait", timed);
@@ -318,7 +335,8 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
     r["device_memory"] = {{"peak_allocated_bytes", m.peak}, {"peak_reserved_bytes", m.peak_reserved},
                           {"device_allocations", m.device_allocations}, {"fragmentation", m.fragmentation},
                           {"reserved_bytes_per_step", reserved}};
-    if (a.profile > 0) r["profile"] = profile_steps(model, criterion, opt, images, targets, a.profile);
+    if (a.profile > 0) r["profile"] = profile_steps(model, criterion, opt, scaler, a.amp, images, targets, a.profile);
+    if (a.amp) r["final_loss_scale"] = scaler.get_scale();
   }
 #endif
   return r;

@@ -1,5 +1,6 @@
 // All tensor ops. Include this (or the narrower headers in adept/ops/).
 #pragma once
+#include "adept/ops/autocast.h"
 #include "adept/ops/conv.h"
 #include "adept/ops/creation.h"
 #include "adept/ops/index.h"

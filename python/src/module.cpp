@@ -25,6 +25,7 @@ PYBIND11_MODULE(_C, m) {
   init_io(m);
   init_nn_init(m);
   init_optim(m);
+  init_amp(m);
   init_data(m);
   init_vision(m);
   init_models(m);

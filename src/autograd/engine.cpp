@@ -9,6 +9,7 @@
 #include "adept/ops.h"
 #include "adept/profiler.h"
 #include "autograd/node.h"
+#include "ops/autocast_scope.h"
 
 namespace adept::autograd {
 namespace {
@@ -71,6 +72,7 @@ void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& roo
   std::optional<NoGradGuard> no_grad;
   std::optional<EnableGradGuard> enable_grad;
   if (create_graph) enable_grad.emplace(); else no_grad.emplace();
+  const autocast::Suspend no_autocast;  // backward ops run in the forward's dtypes (ops/autocast.h)
 
   while (!ready.empty()) {
     Node* n = ready.top();

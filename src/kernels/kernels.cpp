@@ -43,6 +43,7 @@ ADEPT_DEFINE_KERNEL(adam_step_kernel, void(const std::vector<Tensor>&, const std
                                            const std::vector<Tensor>&, const std::vector<Tensor>&,
                                            const std::vector<Tensor>&, const AdamStep&))
 ADEPT_DEFINE_KERNEL(ema_update_kernel, void(const std::vector<Tensor>&, const std::vector<Tensor>&, double))
+ADEPT_DEFINE_KERNEL(amp_unscale_kernel, void(const std::vector<Tensor>&, const Tensor&, double))
 ADEPT_DEFINE_KERNEL(batch_norm_stats_kernel, void(const Tensor&, const Tensor&, const Tensor&))
 ADEPT_DEFINE_KERNEL(batch_norm_apply_kernel,
                     void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&))

@@ -43,4 +43,10 @@ ADEPT_DECLARE_KERNEL(adam_step_kernel,
 ADEPT_DECLARE_KERNEL(ema_update_kernel,
                      void(const std::vector<Tensor>& averages, const std::vector<Tensor>& values, double decay))
 
+/// Gradient unscaling of mixed-precision training (torch._amp_foreach_non_finite_check_and_unscale_):
+/// grads[i] *= inv_scale, and found_inf (a 1-element tensor of the grads' dtype and device) is set to 1
+/// when an element of some grad (before the multiply) is inf or NaN, else left as it is.
+ADEPT_DECLARE_KERNEL(amp_unscale_kernel,
+                     void(const std::vector<Tensor>& grads, const Tensor& found_inf, double inv_scale))
+
 }  // namespace adept

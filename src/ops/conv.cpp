@@ -5,6 +5,7 @@
 #include "adept/ops/conv.h"
 
 #include "kernels/conv.h"
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
 
 namespace adept {
@@ -163,6 +164,8 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
               IntPair dilation, int64_t groups) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&input, &weight, &bias}); s)
+    return conv2d(s[0], s[1], s[2], stride, padding, dilation, groups);
   check_args("conv2d", input, weight, bias, stride, dilation, groups);
   ADEPT_CHECK(padding[0] >= 0 && padding[1] >= 0, ShapeError, "conv2d: negative padding is not supported");
   return conv2d_impl(input, weight, bias, stride, padding, IntPair(2 * padding[0], 2 * padding[1]), dilation, groups);
@@ -170,6 +173,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv2d_silu(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
                    IntPair dilation, int64_t groups) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&input, &weight, &bias}); s)
+    return conv2d_silu(s[0], s[1], s[2], stride, padding, dilation, groups);
   check_args("conv2d", input, weight, bias, stride, dilation, groups);
   ADEPT_CHECK(padding[0] >= 0 && padding[1] >= 0, ShapeError, "conv2d: negative padding is not supported");
   return conv2d_impl(input, weight, bias, stride, padding, IntPair(2 * padding[0], 2 * padding[1]), dilation, groups,
@@ -178,6 +183,8 @@ Tensor conv2d_silu(const Tensor& input, const Tensor& weight, const Tensor& bias
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, const PaddingMode& mode,
               IntPair dilation, int64_t groups) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&input, &weight, &bias}); s)
+    return conv2d(s[0], s[1], s[2], stride, mode, dilation, groups);
   const std::string& padding = mode.value;
   ADEPT_CHECK(padding == "same" || padding == "valid", Error, "conv2d: invalid padding string: '{}' (expected 'same' or 'valid')",
               padding);
@@ -191,6 +198,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
                         IntPair output_padding, int64_t groups, IntPair dilation) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&input, &weight, &bias}); s)
+    return conv_transpose2d(s[0], s[1], s[2], stride, padding, output_padding, groups, dilation);
   const char* op = "conv_transpose2d";
   check_args(op, input, weight, bias, stride, dilation, groups);
   ADEPT_CHECK(padding[0] >= 0 && padding[1] >= 0, ShapeError, "{}: negative padding is not supported", op);

@@ -1,4 +1,5 @@
 // Matrix products: matmul (with batch broadcasting), mm, bmm, addmm, dot.
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
 
 namespace adept {
@@ -34,6 +35,7 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b, const char* op) {
 }  // namespace
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&a, &b}); s) return bmm(s[0], s[1]);
   check_matmul_dtypes("bmm", a, b);
   ADEPT_CHECK(a.dim() == 3 && b.dim() == 3, ShapeError, "bmm: expected 3-D tensors, got {} and {}", shape_str(a.sizes()),
               shape_str(b.sizes()));
@@ -44,6 +46,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&a, &b}); s) return mm(s[0], s[1]);
   check_matmul_dtypes("mm", a, b);
   ADEPT_CHECK(a.dim() == 2 && b.dim() == 2, ShapeError, "mm: expected 2-D tensors, got {} and {}", shape_str(a.sizes()),
               shape_str(b.sizes()));
@@ -60,6 +63,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&a, &b}); s) return matmul(s[0], s[1]);
   check_matmul_dtypes("matmul", a, b);
   ADEPT_CHECK(a.dim() > 0 && b.dim() > 0, ShapeError,
               "matmul: both arguments to matmul need to be at least 1D, but they are {}D and {}D", a.dim(), b.dim());
@@ -99,6 +103,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&input, &m1, &m2}); s) return addmm(s[0], s[1], s[2], beta, alpha);
   Tensor prod = mm(m1, m2);
   ADEPT_CHECK(broadcast_shapes(input.sizes(), prod.sizes()) == prod.sizes(), ShapeError,
               "addmm: input of shape {} cannot be broadcast to the product's shape {}", shape_str(input.sizes()),

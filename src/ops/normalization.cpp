@@ -7,8 +7,9 @@
 
 #include "kernels/batch_norm.h"
 #include "kernels/layer_norm.h"
-#include "ops/normalization_internal.h"
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
+#include "ops/normalization_internal.h"
 
 namespace adept {
 
@@ -162,6 +163,7 @@ Tensor batch_norm_composed(const Tensor& input, const Tensor& weight, const Tens
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, std::optional<double> momentum, double eps,
                   const Tensor& num_batches_tracked) {
+  const autocast::Scope in_op(autocast::Policy::Exclude, {&input});  // float32 statistics, output in the input's dtype
   ADEPT_CHECK(input.dim() >= 2, ShapeError, "batch_norm: expected an input of shape (N, C, *) with at least 2 dims, "
               "got shape {}", shape_str(input.sizes()));
   ADEPT_CHECK(input.is_floating_point(), DtypeError, "batch_norm: expected a floating-point input, got '{}'",
@@ -220,6 +222,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &weight, &bias}); s)
+    return layer_norm(s[0], normalized_shape, s[1], s[2], eps);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
@@ -240,6 +244,8 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &weight, &bias}); s)
+    return group_norm(s[0], num_groups, s[1], s[2], eps);
   // IndexError as PyTorch (its channel dim 1 is out of range).
   ADEPT_CHECK(input.dim() >= 2, IndexError, "group_norm: expected an input of shape (N, C, *) with at least 2 dims, "
               "got shape {}", shape_str(input.sizes()));

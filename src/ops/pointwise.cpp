@@ -4,6 +4,7 @@
 #include <limits>
 #include <numbers>
 
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
 
 namespace adept {
@@ -325,11 +326,13 @@ Tensor remainder(const Tensor& a, const Scalar& b) { return remainder(a, wrap_sc
 Tensor remainder(const Scalar& a, const Tensor& b) { return remainder(wrap_scalar(a, rt(b, a), b.device()), b); }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&a, &b}); s) return pow(s[0], s[1]);
   Dtype c = rt(a, b);
   ADEPT_CHECK(c != kBool, DtypeError, "pow: not implemented for 'bool'");
   return binary_op(BinaryOp::Pow, "pow", a, b, c);
 }
 Tensor pow(const Tensor& a, const Scalar& e) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&a}); s) return pow(s[0], e);
   Dtype c = rt(a, e);
   ADEPT_CHECK(c != kBool, DtypeError, "pow: not implemented for 'bool'");
   if (!is_floating_point(c)) {
@@ -462,28 +465,39 @@ Tensor clamp(const Tensor& x, const Tensor& mn, const Tensor& mx) {
 
 #define ADEPT_UNARY(NAME, OP, NODE, FLOATING, SAVES, GRAD) \
   Tensor NAME(const Tensor& x) { return unary_op(UnaryOp::OP, #NAME, NODE, x, FLOATING, Saves::SAVES, GRAD); }
+// The same for the ops autocast runs in float32 (ops/autocast.h).
+#define ADEPT_UNARY_FLOAT32(NAME, OP, NODE, FLOATING, SAVES, GRAD)                \
+  Tensor NAME(const Tensor& x) {                                                  \
+    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return NAME(s[0]); \
+    return unary_op(UnaryOp::OP, #NAME, NODE, x, FLOATING, Saves::SAVES, GRAD);   \
+  }
 
 ADEPT_UNARY(abs, Abs, "AbsBackward0", false, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * sign(x); })
 ADEPT_UNARY(sign, Sign, "SignBackward0", false, None, zero_grad_fn)
 ADEPT_UNARY(floor, Floor, "FloorBackward0", false, None, zero_grad_fn)
 ADEPT_UNARY(ceil, Ceil, "CeilBackward0", false, None, zero_grad_fn)
 ADEPT_UNARY(trunc, Trunc, "TruncBackward0", false, None, zero_grad_fn)
-ADEPT_UNARY(exp, Exp, "ExpBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y; })
+ADEPT_UNARY_FLOAT32(exp, Exp, "ExpBackward0", true, Output,
+                    [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y; })
 ADEPT_UNARY(exp2, Exp2, "Exp2Backward0", true, Output,
             [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y * std::numbers::ln2; })
-ADEPT_UNARY(log, Log, "LogBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / x; })
-ADEPT_UNARY(log2, Log2, "Log2Backward0", true, Input,
-            [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * std::numbers::ln2); })
-ADEPT_UNARY(log1p, Log1p, "Log1PBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x + 1); })
-ADEPT_UNARY(expm1, Expm1, "Expm1Backward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y + 1); })
+ADEPT_UNARY_FLOAT32(log, Log, "LogBackward0", true, Input,
+                    [](const Tensor& g, const Tensor& x, const Tensor&) { return g / x; })
+ADEPT_UNARY_FLOAT32(log2, Log2, "Log2Backward0", true, Input,
+                    [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * std::numbers::ln2); })
+ADEPT_UNARY_FLOAT32(log1p, Log1p, "Log1PBackward0", true, Input,
+                    [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x + 1); })
+ADEPT_UNARY_FLOAT32(expm1, Expm1, "Expm1Backward0", true, Output,
+                    [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y + 1); })
 ADEPT_UNARY(sqrt, Sqrt, "SqrtBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g / (y * 2); })
-ADEPT_UNARY(rsqrt, Rsqrt, "RsqrtBackward0", true, Output,
-            [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y * y * y * -0.5; })
-ADEPT_UNARY(reciprocal, Reciprocal, "ReciprocalBackward0", true, Output,
-            [](const Tensor& g, const Tensor&, const Tensor& y) { return -g * y * y; })
+ADEPT_UNARY_FLOAT32(rsqrt, Rsqrt, "RsqrtBackward0", true, Output,
+                    [](const Tensor& g, const Tensor&, const Tensor& y) { return g * y * y * y * -0.5; })
+ADEPT_UNARY_FLOAT32(reciprocal, Reciprocal, "ReciprocalBackward0", true, Output,
+                    [](const Tensor& g, const Tensor&, const Tensor& y) { return -g * y * y; })
 ADEPT_UNARY(sin, Sin, "SinBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cos(x); })
 ADEPT_UNARY(cos, Cos, "CosBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return -g * sin(x); })
-ADEPT_UNARY(tan, Tan, "TanBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y * y + 1); })
+ADEPT_UNARY_FLOAT32(tan, Tan, "TanBackward0", true, Output,
+                    [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (y * y + 1); })
 ADEPT_UNARY(atan, Atan, "AtanBackward0", true, Input, [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * x + 1); })
 ADEPT_UNARY(tanh, Tanh, "TanhBackward0", true, Output, [](const Tensor& g, const Tensor&, const Tensor& y) { return g * (1 - y * y); })
 ADEPT_UNARY(sigmoid, Sigmoid, "SigmoidBackward0", true, Output,
@@ -505,6 +519,7 @@ ADEPT_UNARY(erf, Erf, "ErfBackward0", true, Input, [](const Tensor& g, const Ten
   return g * exp(-(x * x)) * (2.0 / std::sqrt(std::numbers::pi));
 })
 #undef ADEPT_UNARY
+#undef ADEPT_UNARY_FLOAT32
 
 Tensor square(const Tensor& x) {
   // Bool squares in int64, as torch (square is pow(x, 2)).
@@ -547,6 +562,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return softplus(s[0], beta, threshold);
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "softplus: not implemented for '{}'", dtype_name(x.dtype()));
   return unary_op(UnaryOp::Softplus, "softplus", "SoftplusBackward0", x, true, Saves::Input,
                   [beta, threshold](const Tensor& g, const Tensor& xx, const Tensor&) {

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
 
 namespace adept {
@@ -71,6 +72,9 @@ Shape mask_dims(uint64_t mask, int64_t ndim) {
 }  // namespace
 
 Tensor sum(const Tensor& x, const Shape& dims, bool keepdim, std::optional<Dtype> dtype) {
+  if (!dtype) {
+    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return sum(s[0], dims, keepdim);
+  }
   uint64_t mask = dims_mask(dims, x.dim(), "sum");
   Dtype out_dtype = dtype.value_or(is_integral(x.dtype(), true) ? kInt64 : x.dtype());
   Tensor kd = run_reduce(ReduceOp::Sum, "sum", x, mask, out_dtype, out_dtype);
@@ -88,6 +92,7 @@ Tensor sum(const Tensor& x, const Shape& dims, bool keepdim, std::optional<Dtype
 }
 
 Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
+  const autocast::Scope in_op(autocast::Policy::Exclude, {&x});  // its sum stays in x's dtype
   ADEPT_CHECK(x.is_floating_point(), DtypeError,
               "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
               "Got: {}", dtype_name(x.dtype()));
@@ -98,6 +103,7 @@ Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return prod(s[0], dim, keepdim);
   Tensor in = dim ? x : x.reshape({-1});
   int64_t d = dim ? wrap_dim(*dim, x.dim(), "prod") : 0;
   Dtype out_dtype = is_integral(x.dtype(), true) ? kInt64 : x.dtype();
@@ -191,6 +197,7 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { retur
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg_reduce(x, dim, keepdim, false); }
 
 Tensor var(const Tensor& x, const Shape& dims, int64_t correction, bool keepdim) {
+  const autocast::Scope in_op(autocast::Policy::Exclude, {&x});
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "var: only supports floating-point dtypes, got {}", dtype_name(x.dtype()));
   // Half inputs in float32 (as PyTorch accumulates them): squared deviations overflow float16 past 65504.
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) {
@@ -210,6 +217,7 @@ Tensor std(const Tensor& x, const Shape& dims, int64_t correction, bool keepdim)
 }
 
 Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return norm(s[0], p, dims, keepdim);
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "norm: expected a floating point tensor, got {}", dtype_name(x.dtype()));
   uint64_t mask = dims_mask(dims, x.dim(), "norm");
   Shape d = mask_dims(mask, x.dim());
@@ -248,6 +256,7 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return logsumexp(s[0], dims, keepdim);
   Tensor xf = x.is_floating_point() ? x : x.to(default_float_dtype());
   uint64_t mask = dims_mask(dims, xf.dim(), "logsumexp");
   Shape d = mask_dims(mask, xf.dim());
@@ -285,6 +294,9 @@ static Tensor fused_softmax_backward(const Tensor& g, const Tensor& y, int64_t d
 }
 
 Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
+  if (!dtype) {
+    if (autocast::Scope s(autocast::Policy::Float32, {&x_in}); s) return softmax(s[0], dim);
+  }
   Tensor x = dtype ? x_in.to(*dtype) : x_in;
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "softmax: not implemented for '{}'", dtype_name(x.dtype()));
   int64_t d = wrap_dim(dim, x.dim(), "softmax");
@@ -316,6 +328,9 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
 }
 
 Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
+  if (!dtype) {
+    if (autocast::Scope s(autocast::Policy::Float32, {&x_in}); s) return log_softmax(s[0], dim);
+  }
   Tensor x = dtype ? x_in.to(*dtype) : x_in;
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "log_softmax: not implemented for '{}'", dtype_name(x.dtype()));
   int64_t d = wrap_dim(dim, x.dim(), "log_softmax");
@@ -385,7 +400,17 @@ static Tensor scan(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype, 
   return out;
 }
 
-Tensor cumsum(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) { return scan(x, dim, dtype, false); }
-Tensor cumprod(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) { return scan(x, dim, dtype, true); }
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
+  if (!dtype) {
+    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return cumsum(s[0], dim);
+  }
+  return scan(x, dim, dtype, false);
+}
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
+  if (!dtype) {
+    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return cumprod(s[0], dim);
+  }
+  return scan(x, dim, dtype, true);
+}
 
 }  // namespace adept

@@ -89,7 +89,8 @@ std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& m
                 "DetectionLoss: expected maps (B, {}, H, W) with one B, got {}", no, shape_str(m.sizes()));
   }
   const int64_t B = maps[0].size(0);
-  const Dtype dtype = maps[0].dtype();
+  // float16 / bfloat16 maps (autocast) are scored in float32.
+  const Dtype dtype = maps[0].dtype() == kFloat16 || maps[0].dtype() == kBFloat16 ? kFloat32 : maps[0].dtype();
   const Device device = maps[0].device();
 
   // Predictions (B, A, no): per-anchor distributions then class logits, anchors level by level.
@@ -101,7 +102,7 @@ std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& m
   }
   // One split (its backward is one cat) rather than two narrows (each backward a zero-filled copy of
   // the whole prediction, then their sum).
-  const std::vector<Tensor> parts = split(cat(flat, 2).permute({0, 2, 1}), Shape{4 * reg_max, nc}, 2);
+  const std::vector<Tensor> parts = split(cat(flat, 2).to(dtype).permute({0, 2, 1}), Shape{4 * reg_max, nc}, 2);
   const Tensor pred_dist = parts[0].contiguous();  // (B, A, 4 R); one copy, then every reshape is a view
   const Tensor& logits = parts[1];     // (B, A, nc)
   const int64_t A = logits.size(1);

@@ -1,11 +1,13 @@
 // linear: input @ weight^T + bias, through addmm for 2-d inputs (one GEMM with the bias folded in).
 #include "adept/nn/functional/linear.h"
 
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
 
 namespace adept::nn::functional {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (autocast::Scope s(autocast::Policy::Lower, {&input, &weight, &bias}); s) return linear(s[0], s[1], s[2]);
   ADEPT_CHECK(weight.dim() == 1 || weight.dim() == 2, ShapeError,
               "linear: weight must be 1-d (in_features) or 2-d (out_features, in_features), got shape {}",
               shape_str(weight.sizes()));

@@ -6,6 +6,7 @@
 
 #include <limits>
 
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
 
 namespace adept::nn::functional {
@@ -95,6 +96,8 @@ Tensor weight_along(const Tensor& weight, const Tensor& input, int64_t class_dim
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 const std::string& reduction) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &weight}); s)
+    return nll_loss(s[0], target, s[1], ignore_index, reduction);
   check_reduction(reduction);
   const int64_t class_dim = check_index_target(input, target, weight, ignore_index, "nll_loss");
   Tensor valid = ne(target, ignore_index);
@@ -109,6 +112,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      const std::string& reduction, double label_smoothing) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &target, &weight}); s)
+    return cross_entropy(s[0], s[1], s[2], ignore_index, reduction, label_smoothing);
   check_reduction(reduction);
   ADEPT_CHECK(label_smoothing >= 0 && label_smoothing <= 1, ValueError,
               "cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {}", label_smoothing);
@@ -156,6 +161,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         const std::string& reduction, const Tensor& pos_weight) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &target, &weight, &pos_weight}); s)
+    return binary_cross_entropy_with_logits(s[0], s[1], s[2], reduction, s[3]);
   check_reduction(reduction);
   ADEPT_CHECK(target.sizes() == input.sizes(), ValueError,
               "binary_cross_entropy_with_logits: Target size ({}) must be the same as input size ({})",
@@ -225,6 +232,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             const std::string& reduction) {
+  ADEPT_CHECK(!autocast::applies({&input, &target}), Error,
+              "binary_cross_entropy and BCELoss are unsafe to autocast (their float16 inputs lose the precision "
+              "the logs need); use binary_cross_entropy_with_logits or BCEWithLogitsLoss, which are safe, or "
+              "disable autocast around the loss");
   check_reduction(reduction);
   ADEPT_CHECK(target.sizes() == input.sizes(), ValueError,
               "binary_cross_entropy: Using a target size ({}) that is different to the input size ({}) is deprecated. "
@@ -271,18 +282,22 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &target}); s) return mse_loss(s[0], s[1], reduction);
   check_reduction(reduction);
   auto [x, t] = broadcast_pair(input, target);
   return reduce(square(x - t), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &target}); s) return l1_loss(s[0], s[1], reduction);
   check_reduction(reduction);
   auto [x, t] = broadcast_pair(input, target);
   return reduce(abs(x - t), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double beta) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &target}); s)
+    return smooth_l1_loss(s[0], s[1], reduction, beta);
   check_reduction(reduction);
   ADEPT_CHECK(beta >= 0, ValueError, "smooth_l1_loss does not support negative values for beta (got {}).", beta);
   auto [x, t] = broadcast_pair(input, target);
@@ -292,6 +307,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &target}); s)
+    return huber_loss(s[0], s[1], reduction, delta);
   check_reduction(reduction);
   ADEPT_CHECK(delta > 0, ValueError, "huber_loss does not support non-positive values for delta (got {}).", delta);
   auto [x, t] = broadcast_pair(input, target);

@@ -30,6 +30,7 @@ struct TrainCheckpoint {
   std::string optimizer_name;      ///< "SGD", "Adam" or "AdamW"
   optim::OptimizerStateDict optimizer;
   optim::Options scheduler;        ///< the LambdaLR's state_dict
+  optim::Options grad_scaler;      ///< the GradScaler's state_dict (empty without amp)
   nn::StateDict grads;             ///< pending accumulated gradients by parameter name
   int64_t epoch = 0;               ///< the epoch to continue (0-based; == epochs when finished)
   int64_t batch = 0;               ///< the batch of `epoch` to continue at

@@ -102,6 +102,13 @@ void ema_update_vk(const std::vector<Tensor>& averages, const std::vector<Tensor
   launch_multi_tensor("ModelEMA", 2, {&averages, &values}, {decay, 1 - decay}, 0);
 }
 
+void amp_unscale_vk(const std::vector<Tensor>& grads, const Tensor& found_inf, double inv_scale) {
+  ADEPT_CHECK(found_inf.numel() == 1, ShapeError, "GradScaler.unscale_: found_inf must hold 1 element, got {}",
+              found_inf.numel());
+  const std::vector<Tensor> flags(grads.size(), found_inf);  // every parameter's role 1 is the one flag
+  launch_multi_tensor("GradScaler.unscale_", 3, {&grads, &flags}, {inv_scale}, 0);
+}
+
 bool floating(int, Dtype d) { return is_floating_point(d); }
 
 }  // namespace
@@ -109,5 +116,6 @@ bool floating(int, Dtype d) { return is_floating_point(d); }
 ADEPT_REGISTER_KERNEL_SUPPORTING(sgd_step_kernel, Vulkan, sgd_step_vk, floating)
 ADEPT_REGISTER_KERNEL_SUPPORTING(adam_step_kernel, Vulkan, adam_step_vk, floating)
 ADEPT_REGISTER_KERNEL_SUPPORTING(ema_update_kernel, Vulkan, ema_update_vk, floating)
+ADEPT_REGISTER_KERNEL_SUPPORTING(amp_unscale_kernel, Vulkan, amp_unscale_vk, floating)
 
 }  // namespace adept::vk

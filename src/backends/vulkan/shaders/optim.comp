@@ -5,7 +5,8 @@
 //   meta[j * 12 + 0]             numel
 //   meta[j * 12 + 1 + 2 * r]     binding of role r (0 param, 1 grad / new value, 2..4 state buffers)
 //   meta[j * 12 + 2 + 2 * r]     element offset of role r in that block
-// The binding index is uniform in a workgroup. OP: 0 SGD, 1 Adam, 2 EMA.
+// The binding index is uniform in a workgroup. OP: 0 SGD, 1 Adam, 2 EMA, 3 gradient unscale (role 0 the
+// gradient, role 1 the found_inf flag: one element, set to 1 by any thread that meets inf or NaN).
 // @build optim - f32,f16,bf16,f64
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -19,7 +20,7 @@ layout(push_constant) uniform Push {
   uint pad;
   uvec2 h[9];      // coefficients computed in double on the host (see optim.cpp): SGD lr, momentum,
                    // 1 - dampening, weight_decay; Adam 1 - lr * weight_decay, beta1, 1 - beta1, beta2, 1 - beta2,
-                   // eps, weight_decay, step_size, bias_correction2_sqrt; EMA decay, 1 - decay
+                   // eps, weight_decay, step_size, bias_correction2_sqrt; EMA decay, 1 - decay; unscale inv_scale
 } pc;
 
 #if IS_DOUBLE
@@ -76,8 +77,11 @@ void main() {
       }
       C_1 denom = sqrt(v) / H(8) + H(5);
       st(buf[0], off[0] + i, p - H(7) * (m / denom));
-    } else {
+    } else if (OP == 2) {
       st(buf[0], off[0] + i, p * H(0) + H(1) * ld(buf[1], off[1] + i));
+    } else {
+      if (isnan(p) || isinf(p)) st(buf[1], off[1], C_1(1));
+      st(buf[0], off[0] + i, p * H(0));
     }
   }
 }

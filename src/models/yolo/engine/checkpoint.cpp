@@ -79,6 +79,7 @@ void save_checkpoint(const TrainCheckpoint& c, const std::string& path) {
   m["optimizer"] = c.optimizer_name;
   m["optimizer_groups"] = opt.json;
   m["scheduler"] = optim::options_to_json(c.scheduler);
+  if (!c.grad_scaler.empty()) m["grad_scaler"] = optim::options_to_json(c.grad_scaler);
   m["epoch"] = std::to_string(c.epoch);
   m["batch"] = std::to_string(c.batch);
   m["last_opt_step"] = std::to_string(c.last_opt_step);
@@ -111,6 +112,7 @@ TrainCheckpoint load_checkpoint(const std::string& path) {
   c.ema_updates = meta_int(m, "ema_updates", path);
   c.optimizer_name = meta(m, "optimizer", path);
   c.scheduler = optim::options_from_json(meta(m, "scheduler", path));
+  if (auto gs = m.find("grad_scaler"); gs != m.end()) c.grad_scaler = optim::options_from_json(gs->second);
   c.epoch = meta_int(m, "epoch", path);
   c.batch = meta_int(m, "batch", path);
   c.last_opt_step = meta_int(m, "last_opt_step", path);

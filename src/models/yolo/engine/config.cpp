@@ -49,7 +49,7 @@ std::vector<OptionSpec> make_specs() {
       {"val", K::Bool, "true", "validate after every epoch"},
       {"save_period", K::Int, "-1", "also save a checkpoint every this many epochs (-1: off)"},
       {"resume", K::String, "", "resume training: true (the latest last.safetensors) or a checkpoint path"},
-      {"amp", K::Bool, "true", "mixed precision: not implemented, training runs in float32 (as Ultralytics on CPU)"},
+      {"amp", K::Bool, "true", "mixed precision on the GPU: float16 autocast, loss scaling (CPU: float32)"},
       {"project", K::String, "runs/detect", "folder of the runs"},
       {"name", K::String, "", "run folder name (default: the mode; a number is appended when it exists)"},
       {"exist_ok", K::Bool, "false", "reuse an existing run folder instead of numbering a new one"},

@@ -19,6 +19,7 @@
 #include "adept/nn/utils/clip_grad.h"
 #include "adept/ops.h"
 #include "adept/optim/ema.h"
+#include "adept/optim/grad_scaler.h"
 #include "adept/optim/lr_scheduler.h"
 #include "adept/vision/detection_collate.h"
 #ifdef ADEPT_WITH_VULKAN
@@ -230,6 +231,8 @@ class Trainer {
   std::unique_ptr<optim::LambdaLR> scheduler_;
   std::function<double(int64_t)> lf_;
   std::unique_ptr<optim::ModelEMA> ema_;
+  std::unique_ptr<optim::GradScaler> scaler_;  // disabled without amp
+  bool amp_ = false;
   std::unique_ptr<DetectionLoss> loss_;
   NmsOptions nms_;  // validation after each epoch
   std::vector<Tensor> params_;
@@ -314,6 +317,12 @@ void Trainer::setup() {
   lf_ = detail::lr_factor(config_);
   scheduler_ = std::make_unique<optim::LambdaLR>(*optimizer_, lf_);
   ema_ = std::make_unique<optim::ModelEMA>(*model_);
+  // amp (Ultralytics' default) on the GPU: the forward under float16 autocast, the loss in float32,
+  // float32 master weights, dynamic loss scaling. On the CPU training stays float32, as Ultralytics.
+  amp_ = config_.flag("amp") && on_gpu();
+  optim::GradScalerOptions so;
+  so.enabled = amp_;
+  scaler_ = std::make_unique<optim::GradScaler>(so);
   loss_ = std::make_unique<DetectionLoss>(*model_);
   loss_->box_gain = config_.number("box");
   loss_->cls_gain = config_.number("cls");
@@ -333,12 +342,17 @@ void Trainer::setup() {
     ema_->load_state_dict(ckpt_->ema, ckpt_->ema_updates);
     optimizer_->load_state_dict(ckpt_->optimizer);
     scheduler_->load_state_dict(ckpt_->scheduler);
+    if (amp_ && !ckpt_->grad_scaler.empty()) scaler_->load_state_dict(ckpt_->grad_scaler);
+    // Pending gradients were saved multiplied by the run's loss scale; bring them to this run's.
+    const double saved_scale =
+        ckpt_->grad_scaler.empty() ? 1.0 : optim::option_number(ckpt_->grad_scaler, "scale", "resume");
+    const double rescale = scaler_->get_scale() / saved_scale;
     const auto named = model_->named_parameters();
     for (const auto& [name, g] : ckpt_->grads) {
       auto it = std::find_if(named.begin(), named.end(), [&](const auto& e) { return e.first == name; });
       ADEPT_CHECK(it != named.end(), ValueError, "resume: the checkpoint has a gradient of unknown parameter '{}'", name);
       Tensor p = it->second;
-      p.set_grad(g.to(device_));
+      p.set_grad(rescale == 1.0 ? g.to(device_) : (g * rescale).to(device_));
     }
     last_opt_step_ = ckpt_->last_opt_step;
     best_fitness_ = ckpt_->best_fitness;
@@ -353,10 +367,12 @@ void Trainer::setup() {
   last_ = (fs::path(save_dir_) / "weights" / "last.safetensors").string();
   best_ = (fs::path(save_dir_) / "weights" / "best.safetensors").string();
   write_args(config_, (fs::path(save_dir_) / "args.yaml").string());
+  const char* precision = amp_ ? ", amp (float16 autocast, loss scaling)"
+                          : config_.flag("amp") ? " (float32: amp needs the GPU)" : "";
   spdlog::info("train: YOLO11{} ({} classes) on {}: {} train / {} val images at imgsz {}, batch {} (accumulate {}), "
-               "{} epochs, {} data workers, device {}; results in {}",
+               "{} epochs, {} data workers, device {}{}; results in {}",
                model_->scale, nc, data_.source, train_set_->size(), val_set_->size(), imgsz, batch_size_, accumulate_,
-               epochs_, workers, config_.str("device"), save_dir_);
+               epochs_, workers, config_.str("device"), precision, save_dir_);
 }
 
 void Trainer::warmup(int64_t ni, int64_t epoch) {
@@ -374,8 +390,11 @@ void Trainer::warmup(int64_t ni, int64_t epoch) {
 }
 
 void Trainer::optimizer_step() {
+  scaler_->unscale_(*optimizer_);  // no-op without amp
   nn::utils::clip_grad_norm_(params_, kMaxGradNorm);
-  optimizer_->step();
+  const bool stepped = scaler_->step(*optimizer_);  // skipped when amp found an inf / NaN gradient
+  if (!stepped) spdlog::debug("amp: inf / NaN gradients at loss scale {}; step skipped", scaler_->get_scale());
+  scaler_->update();
   optimizer_->zero_grad();
   ema_->update(*model_);
 }
@@ -415,6 +434,7 @@ TrainCheckpoint Trainer::checkpoint(int64_t epoch, int64_t batch) const {
   c.optimizer_name = optimizer_name_;
   c.optimizer = optimizer_->state_dict();
   c.scheduler = scheduler_->state_dict();
+  c.grad_scaler = scaler_->state_dict();
   for (const auto& [name, p] : model_->named_parameters())
     if (p.grad().defined()) c.grads.emplace_back(name, p.grad());
   c.epoch = epoch;
@@ -500,7 +520,13 @@ TrainResult Trainer::run() {
       warmup(ni, epoch);
       const Tensor img = vision::to_float_image(cur.img);
       const Tensor& targets = cur.targets;
-      auto [loss, items] = (*loss_)(model_->forward_maps(img), targets);
+      std::vector<Tensor> maps;
+      {
+        std::optional<AutocastGuard> autocast;
+        if (amp_) autocast.emplace(device_.type, kFloat16);
+        maps = model_->forward_maps(img);
+      }
+      auto [loss, items] = (*loss_)(maps, targets);  // float32 (the loss casts float16 maps)
       // Reading back one (4,) tensor submits the forward; the next batch is prepared before the wait.
       const Tensor values = cat({loss.detach().reshape({1}).to(items.dtype()), items.reshape({-1})});
       flush_device();
@@ -519,7 +545,7 @@ TrainResult Trainer::run() {
                     fs::exists(last_) ? "the last checkpoint is " + last_ : std::string("no checkpoint was written"));
       } else {
         nonfinite_streak_ = 0;
-        loss.backward();
+        scaler_->scale(loss).backward();
         for (int k = 0; k < 3; ++k) loss_sum_[k] += li[k];
       }
       if (ni - last_opt_step_ >= accumulate_) {
