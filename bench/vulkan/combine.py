@@ -26,9 +26,19 @@ def main():
           for e in adept["elementwise"]]
     out = {"machine": f"{adept['device']}; reference: PyTorch {torch['torch']} on {torch['device']} (CUDA, TF32 off)",
            "notes": "float32 GEMM: tiled shader (128x128 tiles, 8x8 per thread); float16: VK_NV_cooperative_matrix "
-                    "16x16x16 fragments loaded from global memory (ADEPT_VK_DISABLE_COOPMAT=1 gives the tiled shader). "
-                    "GB/s count bytes read + written.",
+                    "16x16x16 fragments from double-buffered shared-memory tiles (128x128x32, 8 subgroups; "
+                    "ADEPT_VK_DISABLE_COOPMAT=1 gives the tiled shader). cooperative_matrix_peak_tflops: the ceiling "
+                    "of register-resident fragment multiplies (vulkan_cooperative_matrix_peak). GB/s count bytes "
+                    "read + written.",
            "matmul": rows, "elementwise": ew}
+    if "cooperative_matrix_peak_tflops" in adept:
+        peak = adept["cooperative_matrix_peak_tflops"]
+        out["cooperative_matrix_peak_tflops"] = round(peak, 1)
+        for r in rows:
+            if r["dtype"] == "float16":
+                r["adept_over_coopmat_peak"] = round(r["adept_gflops"] / 1e3 / peak, 4)
+                r["torch_over_coopmat_peak"] = round(r["torch_gflops"] / 1e3 / peak, 4)
+        print(f"cooperative-matrix ceiling: {peak:.1f} TFLOP/s")
     if "dispatch_us" in adept and "dispatch_us" in torch:
         out["dispatch_us"] = {k: {"adept": round(adept["dispatch_us"][k], 2), "torch": round(torch["dispatch_us"][k], 2),
                                   "adept_over_torch": round(adept["dispatch_us"][k] / torch["dispatch_us"][k], 3)}

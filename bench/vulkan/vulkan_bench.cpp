@@ -1,4 +1,5 @@
-// Vulkan backend benchmark: matmul GFLOP/s (float32, float16) at square sizes, elementwise add GB/s
+// Vulkan backend benchmark: the cooperative-matrix ceiling (vulkan_cooperative_matrix_peak, where the device
+// has them), matmul GFLOP/s (float32, float16) at square sizes, elementwise add GB/s
 // next to a device copy of the same bytes, and the cost of one dispatch (a 64-element in-place add
 // recorded 2000 times, with and without a host wait after each). Writes JSON to stdout (or argv[1]).
 // Usage: adept_vulkan_bench [out.json] [--quick]
@@ -42,7 +43,13 @@ int main(int argc, char** argv) {
   }
   const Device vk("vulkan");
   auto info = vulkan_devices().at(0);
-  std::string json = "{\n  \"device\": \"" + info.str() + "\",\n  \"matmul\": [\n";
+  std::string json = "{\n  \"device\": \"" + info.str() + "\",\n";
+  if (info.cooperative_matrix) {
+    const double peak = vulkan_cooperative_matrix_peak();
+    std::printf("cooperative-matrix ceiling (float16, registers only): %.1f TFLOP/s\n", peak);
+    json += "  \"cooperative_matrix_peak_tflops\": " + std::to_string(peak) + ",\n";
+  }
+  json += "  \"matmul\": [\n";
   std::vector<int64_t> sizes = quick ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{1024, 2048, 4096, 8192};
   bool first = true;
   for (Dtype dt : {kFloat32, kFloat16}) {

@@ -107,4 +107,10 @@ void vulkan_empty_cache(int index = -1);
 /// (bytes) sets a cap when the device is first used.
 void vulkan_set_per_process_memory_fraction(double fraction, int index = -1);
 
+/// The float16 cooperative-matrix ceiling of `vulkan:index` in TFLOP/s: the best of 5 timed runs (host
+/// clock, one wait each) of a kernel whose subgroups only multiply register-resident 16x16x16 fragments
+/// (float32 accumulators, 8 independent ones per subgroup), the bound for the kernels built on
+/// VK_NV_cooperative_matrix. NotImplementedForDevice when the device has no cooperative matrices in use.
+double vulkan_cooperative_matrix_peak(int index = -1);
+
 }  // namespace adept

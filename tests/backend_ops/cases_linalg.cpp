@@ -34,6 +34,10 @@ void add_linalg_cases(std::vector<Case>& out) {
               {"vec_mat", {{4}, {4, 3}}},
               {"mat_vec", {{3, 4}, {4}}},
               {"large_k", {{2, 4096}, {4096, 3}}},
+              // Multiples of 16 (float16 on cooperative matrices where the device has them): partial 128-row
+              // and 128-column tiles, a half 32-deep K step, the 64-row tile for few rows.
+              {"tiles", {{2, 144, 80}, {2, 80, 160}}},
+              {"tiles_few_rows", {{48, 96}, {96, 272}}},
               {"empty_k", {{3, 0}, {0, 2}}},
               {"empty_m", {{0, 4}, {4, 2}}}});
   add_family(out, product("mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }).perf({{1024, 1024}, {1024, 1024}}),

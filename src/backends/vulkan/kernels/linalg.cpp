@@ -34,9 +34,12 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
     meta.push_back(static_cast<int32_t>(ld));
   }
   struct Push { uint32_t M, N, K, pad; } push{static_cast<uint32_t>(M), static_cast<uint32_t>(N), static_cast<uint32_t>(K), 0};
-  uint32_t gx = (push.N + 127) / 128, gy = (push.M + 127) / 128, gz = static_cast<uint32_t>(out.size(0));
-  launch(ctx, "matmul", "matmul_coopmat_f16", {a_col ? 1 : 0, b_col ? 1 : 0}, meta, {&out, &a, &b}, &push, sizeof(push),
-         gx, gy, gz);
+  // 128-row tiles where there are rows for them and their double-buffered shared tiles fit (2 x (128 x 40 +
+  // 32 x 136) halves), else 64 rows.
+  const uint32_t bm = M > 64 && ctx.info().max_shared_memory >= 2 * (128 * 40 + 32 * 136) * 2 ? 128 : 64;
+  const uint32_t gx = (push.N + 127) / 128, gy = (push.M + bm - 1) / bm, gz = static_cast<uint32_t>(out.size(0));
+  launch(ctx, "matmul", "matmul_coopmat_f16", {a_col ? 1 : 0, b_col ? 1 : 0, static_cast<int32_t>(bm)}, meta,
+         {&out, &a, &b}, &push, sizeof(push), gx, gy, gz);
   return true;
 }
 
