@@ -25,7 +25,7 @@ log step benches done
 /tmp/a/bin/adept_bench_make_shapes /tmp/sh/shapes-1000-200-640 imgsz=640 train_images=1000 val_images=200 >> $OUT/log.txt 2>&1
 log data done
 R="imgsz=640 epochs=8 batch=16 nbs=16 optimizer=AdamW lr0=0.002 cos_lr=True cls=1.0 warmup_epochs=0.5 warmup_min_iters=0 close_mosaic=3 workers=8 seed=0"
-timeout -s INT 200 /tmp/a/bin/adept train data=/tmp/sh/shapes-1000-200-640/data.yaml device=vulkan $R project=/tmp/runs name=adept exist_ok=True > $OUT/adept_train.log 2>&1
+timeout -s INT 200 /tmp/a/bin/adept train data=/tmp/sh/shapes-1000-200-640/data.yaml device=vulkan amp=False $R project=/tmp/runs name=adept exist_ok=True > $OUT/adept_train.log 2>&1
 log adept train rc=$?
 cp /tmp/runs/adept/results.csv $OUT/adept_results.csv
 export PYTHONPATH=/tmp/p/python OMP_NUM_THREADS=8
