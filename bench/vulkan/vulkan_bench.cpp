@@ -58,9 +58,23 @@ int main(int argc, char** argv) {
       int iters = n >= 8192 ? 3 : n >= 4096 ? 5 : 20;
       double t = time_per_iter([&] { (void)matmul(a, b); }, iters);
       double gflops = 2.0 * n * n * n / t / 1e9;
-      std::printf("matmul %-8s %5ld: %9.1f GFLOP/s\n", dtype_name(dt), static_cast<long>(n), gflops);
+      // The GEMM kernel alone: its GPU time between timestamps, and which shader variant ran.
+      vulkan_profiler_start();
+      (void)matmul(a, b);
+      const VulkanProfile prof = vulkan_profiler_stop();
+      std::string kernel;
+      double kernel_ms = 0;
+      for (const VulkanProfileRow& r : prof.rows) {
+        if (r.kernel.rfind("matmul", 0) != 0) continue;
+        kernel = r.kernel;
+        kernel_ms += r.device_ms;
+      }
+      const double kernel_gflops = kernel_ms > 0 ? 2.0 * n * n * n / (kernel_ms * 1e-3) / 1e9 : 0;
+      std::printf("matmul %-8s %5ld: %9.1f GFLOP/s (kernel %s alone %.1f)\n", dtype_name(dt), static_cast<long>(n),
+                  gflops, kernel.c_str(), kernel_gflops);
       json += std::string(first ? "" : ",\n") + "    {\"dtype\": \"" + dtype_name(dt) + "\", \"n\": " + std::to_string(n) +
-              ", \"seconds\": " + std::to_string(t) + ", \"gflops\": " + std::to_string(gflops) + "}";
+              ", \"seconds\": " + std::to_string(t) + ", \"gflops\": " + std::to_string(gflops) +
+              ", \"kernel\": \"" + kernel + "\", \"kernel_gflops\": " + std::to_string(kernel_gflops) + "}";
       first = false;
     }
   }

@@ -19,8 +19,8 @@ double vulkan_cooperative_matrix_peak(int index) {
   const Tensor out = kernel_buffer({int64_t{kGroups} * kSubgroups * kFragments * 256}, kFloat32,
                                    Device(DeviceType::Vulkan, ctx.index()));
   auto run = [&](uint32_t iters) {
-    vk::launch(ctx, "vulkan_cooperative_matrix_peak", "coopmat_peak_f16", {}, {0}, {&out}, &iters, sizeof(iters),
-               kGroups);
+    struct Push { uint32_t iters; float one; } push{iters, 1.0f};
+    vk::launch(ctx, "vulkan_cooperative_matrix_peak", "coopmat_peak_f16", {}, {0}, {&out}, &push, sizeof(push), kGroups);
     vulkan_synchronize(ctx.index());
   };
   run(1);  // pipeline creation

@@ -1,4 +1,6 @@
 // Vulkan kernel for batched matmul (shaders/matmul.comp, matmul_coopmat.comp).
+#include <cstdlib>
+
 #include "backends/vulkan/launch.h"
 #include "kernels/linalg.h"
 #include "kernels/pointwise.h"
@@ -34,12 +36,18 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
     meta.push_back(static_cast<int32_t>(ld));
   }
   struct Push { uint32_t M, N, K, pad; } push{static_cast<uint32_t>(M), static_cast<uint32_t>(N), static_cast<uint32_t>(K), 0};
-  // 128-row tiles where there are rows for them and their double-buffered shared tiles fit (2 x (128 x 40 +
-  // 32 x 136) halves), else 64 rows.
-  const uint32_t bm = M > 64 && ctx.info().max_shared_memory >= 2 * (128 * 40 + 32 * 136) * 2 ? 128 : 64;
+  // 128-row tiles where there are rows for them and their double-buffered shared tiles fit (at most 2 x 2 x
+  // 128 x 40 halves, padded rows), else 64 rows.
+  // ADEPT_VK_COOPMAT_TILE_M=64|128 forces one (tile sweeps: bench/vulkan/h200_gemm.sh).
+  static const int forced = [] {
+    const char* e = std::getenv("ADEPT_VK_COOPMAT_TILE_M");
+    return e ? std::atoi(e) : 0;
+  }();
+  uint32_t bm = M > 64 && ctx.info().max_shared_memory >= 2 * 2 * 128 * 40 * 2 ? 128 : 64;
+  if (forced == 64 || (forced == 128 && ctx.info().max_shared_memory >= 2 * 2 * 128 * 40 * 2)) bm = forced;
   const uint32_t gx = (push.N + 127) / 128, gy = (push.M + bm - 1) / bm, gz = static_cast<uint32_t>(out.size(0));
-  launch(ctx, "matmul", "matmul_coopmat_f16", {a_col ? 1 : 0, b_col ? 1 : 0, static_cast<int32_t>(bm)}, meta,
-         {&out, &a, &b}, &push, sizeof(push), gx, gy, gz);
+  launch(ctx, "matmul", bm == 128 ? "matmul_coopmat_m128_f16" : "matmul_coopmat_m64_f16", {a_col ? 1 : 0, b_col ? 1 : 0},
+         meta, {&out, &a, &b}, &push, sizeof(push), gx, gy, gz);
   return true;
 }
 

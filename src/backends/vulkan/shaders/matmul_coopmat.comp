@@ -1,20 +1,24 @@
 #version 450
 // float16 GEMM C = A B on tensor cores through VK_NV_cooperative_matrix (16x16x16 fragments, float32
-// accumulators). A workgroup of 8 subgroups (32 lanes) computes a BM x 128 tile of C (BM = 128 or 64, a
-// specialization constant); the subgroups form a 2 x 4 grid, each owning a (BM / 2) x 32 block as
+// accumulators). A workgroup of 8 subgroups (32 lanes) computes a BM x 128 tile of C (BM = 128 or 64); the
+// subgroups form a 2 x 4 grid, each owning a (BM / 2) x 32 block as
 // (BM / 32) x 2 accumulator fragments. K is walked in steps of 32 through shared memory, double
 // buffered: while the subgroups multiply the fragments of step t from one buffer, each thread has
-// already issued its 16-byte global loads of step t + 1, which it writes to the other buffer after
-// (one barrier per step). Shared rows are padded by 8 halves against bank conflicts.
+// already issued its 16-byte global loads of step t + 1, which it writes (as 16-byte stores) to the other
+// buffer after (one barrier per step).
 // Preconditions (checked on the host): the device has the extension with subgroup size 32; M, N, K are
 // multiples of 16; A and B are row- or column-major with 8-element aligned offsets, leading dimensions
 // and batch strides; C is row-major likewise. Other cases use matmul.comp (the reference kernel).
 // meta: [a_off, a_sb, a_ld, b_off, b_sb, b_ld, c_off, c_sb, c_ld] (elements)
-// @build matmul_coopmat - f16
+// Two builds: BM = 128 (matmul_coopmat_m128_f16) and 64 (matmul_coopmat_m64_f16), compile-time constants so
+// that every loop over fragments has a literal trip count (the driver keeps the fragment arrays in registers).
+// @build matmul_coopmat_m128 - f16 -DBM=128u
+// @build matmul_coopmat_m64 - f16 -DBM=64u
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 1) writeonly buffer C_ { float16_t c_[]; };
@@ -23,66 +27,66 @@ layout(std430, set = 0, binding = 3) readonly buffer B_ { uvec4 b_[]; };
 // A_COL: A column-major (its m-stride is 1); B_COL: B column-major (its k-stride is 1).
 layout(constant_id = 0) const bool A_COL = false;
 layout(constant_id = 1) const bool B_COL = false;
-layout(constant_id = 2) const uint BM = 128u;
 layout(push_constant) uniform Push { uint M; uint N; uint K; uint pad; } pc;
 
 const uint BN = 128u, BK = 32u;
-const uint AP = BK + 8u, BP = BN + 8u;  // padded shared row lengths (halves)
-const uint FM = BM / 32u;               // accumulator fragment rows per subgroup
-shared float16_t sa[2][BM * AP];        // A tile as (m, k), k fastest
-shared float16_t sb[2][BK * BP];        // B tile as (k, n), n fastest
+const uint FM = BM / 32u;  // accumulator fragment rows per subgroup
+// Shared tiles keep the operands' global orientation, so every thread stores whole 16-byte loads (uvec4 =
+// 8 halves) and the fragments load with the operand's major order. Rows are padded by 8 halves (one uvec4)
+// so that the 8 rows a fragment load touches fall in different banks. Sizes and offsets in uvec4 units.
+const uint AR = A_COL ? BM / 8u + 1u : BK / 8u + 1u;  // A row: (k, m) with m fastest, or (m, k) with k fastest
+const uint BR = B_COL ? BK / 8u + 1u : BN / 8u + 1u;  // B row: (n, k) with k fastest, or (k, n) with n fastest
+const uint SA = (A_COL ? BK : BM) * AR, SB = (B_COL ? BN : BK) * BR;
+shared uvec4 sa[2u * SA];
+shared uvec4 sb[2u * SB];
 
 uvec4 ra[2], rb[2];  // the next step's loads, in flight during the multiplies
 
-// The (row, column) in its tile of the 8 halves that 16-byte load t covers, and whether they run down
-// the row (false) or down the column (true) of the shared layout.
-void a_slot(uint t, out uint m, out uint k) {
-  if (A_COL) { k = t / (BM / 8u); m = (t % (BM / 8u)) * 8u; } else { m = t / (BK / 8u); k = (t % (BK / 8u)) * 8u; }
+// Tile row and 8-half column chunk of 16-byte load t (rows run along the operand's global major order).
+void a_slot(uint t, out uint row, out uint chunk) {
+  const uint per_row = A_COL ? BM / 8u : BK / 8u;
+  row = t / per_row;
+  chunk = t % per_row;
 }
-void b_slot(uint t, out uint k, out uint n) {
-  if (B_COL) { n = t / (BK / 8u); k = (t % (BK / 8u)) * 8u; } else { k = t / (BN / 8u); n = (t % (BN / 8u)) * 8u; }
+void b_slot(uint t, out uint row, out uint chunk) {
+  const uint per_row = B_COL ? BK / 8u : BN / 8u;
+  row = t / per_row;
+  chunk = t % per_row;
 }
 
 void load_step(uint k0, uint row0, uint col0, uint a_base, uint a_ld, uint b_base, uint b_ld) {
   const uint lid = gl_LocalInvocationID.x;
-  for (uint i = 0u; i < BM / 64u; ++i) {
-    uint m, k;
-    a_slot(lid + i * 256u, m, k);
-    const uint gm = row0 + m, gk = k0 + k;
+  [[unroll]] for (uint i = 0u; i < BM / 64u; ++i) {
+    uint r, q;
+    a_slot(lid + i * 256u, r, q);
+    const uint gm = row0 + (A_COL ? q * 8u : r), gk = k0 + (A_COL ? r : q * 8u);
     ra[i] = gm < pc.M && gk < pc.K ? a_[(a_base + (A_COL ? gk * a_ld + gm : gm * a_ld + gk)) / 8u] : uvec4(0u);
   }
-  for (uint i = 0u; i < 2u; ++i) {
-    uint k, n;
-    b_slot(lid + i * 256u, k, n);
-    const uint gk = k0 + k, gn = col0 + n;
+  [[unroll]] for (uint i = 0u; i < 2u; ++i) {
+    uint r, q;
+    b_slot(lid + i * 256u, r, q);
+    const uint gk = k0 + (B_COL ? q * 8u : r), gn = col0 + (B_COL ? r : q * 8u);
     rb[i] = gk < pc.K && gn < pc.N ? b_[(b_base + (B_COL ? gn * b_ld + gk : gk * b_ld + gn)) / 8u] : uvec4(0u);
-  }
-}
-
-void unpack8(uvec4 u, out float16_t h[8]) {
-  for (uint w = 0u; w < 4u; ++w) {
-    const f16vec2 p = unpackFloat2x16(u[w]);
-    h[2u * w] = p.x;
-    h[2u * w + 1u] = p.y;
   }
 }
 
 void store_step(uint buf) {
   const uint lid = gl_LocalInvocationID.x;
-  float16_t h[8];
-  for (uint i = 0u; i < BM / 64u; ++i) {
-    uint m, k;
-    a_slot(lid + i * 256u, m, k);
-    unpack8(ra[i], h);
-    for (uint j = 0u; j < 8u; ++j) sa[buf][A_COL ? (m + j) * AP + k : m * AP + k + j] = h[j];
+  [[unroll]] for (uint i = 0u; i < BM / 64u; ++i) {
+    uint r, q;
+    a_slot(lid + i * 256u, r, q);
+    sa[buf * SA + r * AR + q] = ra[i];
   }
-  for (uint i = 0u; i < 2u; ++i) {
-    uint k, n;
-    b_slot(lid + i * 256u, k, n);
-    unpack8(rb[i], h);
-    for (uint j = 0u; j < 8u; ++j) sb[buf][B_COL ? (k + j) * BP + n : k * BP + n + j] = h[j];
+  [[unroll]] for (uint i = 0u; i < 2u; ++i) {
+    uint r, q;
+    b_slot(lid + i * 256u, r, q);
+    sb[buf * SB + r * BR + q] = rb[i];
   }
 }
+
+// Offsets (uvec4) of the fragment at tile rows m / k and columns k / n.
+uint a_frag(uint m, uint k) { return A_COL ? k * AR + m / 8u : m * AR + k / 8u; }
+uint b_frag(uint k, uint n) { return B_COL ? n * BR + k / 8u : k * BR + n / 8u; }
 
 void main() {
   const uint sg = gl_SubgroupID, wm = sg / 4u, wn = sg % 4u;
@@ -90,8 +94,8 @@ void main() {
   const uint a_base = uint(meta[0] + int(batch) * meta[1]), a_ld = uint(meta[2]);
   const uint b_base = uint(meta[3] + int(batch) * meta[4]), b_ld = uint(meta[5]);
   const uint c_base = uint(meta[6] + int(batch) * meta[7]), c_ld = uint(meta[8]);
-  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][2];
-  for (uint i = 0u; i < FM; ++i) for (uint j = 0u; j < 2u; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FM][2];
+  [[unroll]] for (uint i = 0u; i < FM; ++i) [[unroll]] for (uint j = 0u; j < 2u; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
   const uint steps = (pc.K + BK - 1u) / BK;
   load_step(0u, row0, col0, a_base, a_ld, b_base, b_ld);
   store_step(0u);
@@ -99,19 +103,20 @@ void main() {
   for (uint t = 0u; t < steps; ++t) {
     const uint cur = t & 1u;
     if (t + 1u < steps) load_step((t + 1u) * BK, row0, col0, a_base, a_ld, b_base, b_ld);
-    for (uint kk = 0u; kk < BK; kk += 16u) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> af[4], bf[2];
-      for (uint i = 0u; i < FM; ++i) coopMatLoadNV(af[i], sa[cur], (wm * (BM / 2u) + i * 16u) * AP + kk, AP, false);
-      for (uint j = 0u; j < 2u; ++j) coopMatLoadNV(bf[j], sb[cur], kk * BP + wn * 32u + j * 16u, BP, false);
-      for (uint i = 0u; i < FM; ++i) for (uint j = 0u; j < 2u; ++j) acc[i][j] = coopMatMulAddNV(af[i], bf[j], acc[i][j]);
+    [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> af[FM], bf[2];
+      [[unroll]] for (uint i = 0u; i < FM; ++i) coopMatLoadNV(af[i], sa, cur * SA + a_frag(wm * (BM / 2u) + i * 16u, kk), AR, A_COL);
+      [[unroll]] for (uint j = 0u; j < 2u; ++j) coopMatLoadNV(bf[j], sb, cur * SB + b_frag(kk, wn * 32u + j * 16u), BR, B_COL);
+      [[unroll]] for (uint i = 0u; i < FM; ++i)
+        [[unroll]] for (uint j = 0u; j < 2u; ++j) acc[i][j] = coopMatMulAddNV(af[i], bf[j], acc[i][j]);
     }
     if (t + 1u < steps) store_step(cur ^ 1u);
     barrier();
   }
-  for (uint i = 0u; i < FM; ++i) {
+  [[unroll]] for (uint i = 0u; i < FM; ++i) {
     const uint m = row0 + wm * (BM / 2u) + i * 16u;
     if (m >= pc.M) continue;
-    for (uint j = 0u; j < 2u; ++j) {
+    [[unroll]] for (uint j = 0u; j < 2u; ++j) {
       const uint n = col0 + wn * 32u + j * 16u;
       if (n >= pc.N) continue;
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> o = fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[i][j]);
