@@ -9,7 +9,7 @@ namespace adept::python {
 namespace {
 
 DeviceType autocast_type(const std::string& device_type) {
-  ADEPT_CHECK(device_type == "cpu" || device_type == "vulkan", ValueError,
+  ADEPT_CHECK(device_type == "cpu" || device_type == "vulkan", Error,
               "autocast: unsupported device_type '{}' (expected 'cpu' or 'vulkan')", device_type);
   return device_type == "cpu" ? DeviceType::CPU : DeviceType::Vulkan;
 }
@@ -42,6 +42,8 @@ void init_amp(py::module_& parent) {
       .def("scale", &GradScaler::scale, py::arg("outputs"))
       .def("unscale_", &GradScaler::unscale_, py::arg("optimizer"))
       .def("step", &GradScaler::step, py::arg("optimizer"))
+      .def("_step_begin", &GradScaler::step_begin, py::arg("optimizer"))
+      .def("_step_end", &GradScaler::step_end, py::arg("optimizer"))
       .def("update", &GradScaler::update, py::arg("new_scale") = py::none())
       .def("get_scale", &GradScaler::get_scale)
       .def("get_growth_factor", &GradScaler::get_growth_factor)

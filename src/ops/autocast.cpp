@@ -49,16 +49,21 @@ AutocastGuard::~AutocastGuard() {
 
 namespace autocast {
 
-bool applies(std::initializer_list<const Tensor*> operands) {
+bool applies(Policy policy, std::initializer_list<const Tensor*> operands) {
   if (t_state.any == 0 || t_state.casting) return false;
+  const Tensor* first = nullptr;
   for (const Tensor* t : operands) {
-    if (t->defined() && t_state.enabled[index(t->device().type)]) return true;
+    if (!t->defined() || (t->dim() == 0 && t->device().is_cpu())) continue;
+    if (!first) first = t;
+    else if (t->device() != first->device()) return false;
   }
-  return false;
+  if (!first) return false;
+  const DeviceType type = first->device().type;
+  return t_state.enabled[index(type)] && (policy != Policy::Float32Gpu || type == DeviceType::Vulkan);
 }
 
 Scope::Scope(Policy policy, std::initializer_list<const Tensor*> operands) {
-  if (!applies(operands)) return;
+  if (!applies(policy, operands)) return;
   ADEPT_CHECK(operands.size() <= cast_.size(), ValueError, "autocast: at most {} operands", cast_.size());
   active_ = true;
   t_state.casting = true;

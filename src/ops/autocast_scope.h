@@ -11,10 +11,11 @@
 namespace adept::autocast {
 
 enum class Policy {
-  Lower,    // cast to the region's float16 / bfloat16
-  Float32,  // cast to float32
-  Exclude,  // cast nothing, only keep autocast off inside (composites of cast
-            // ops that PyTorch runs natively)
+  Lower,       // cast to the region's float16 / bfloat16 (both device types)
+  Float32,     // cast to float32 (both device types: the losses, prod)
+  Float32Gpu,  // cast to float32 in Vulkan regions only (PyTorch's CUDA list: softmax, sum, exp, norms, ...;
+               // its CPU list leaves them in bfloat16)
+  Exclude,     // cast nothing, only keep autocast off inside (composites of cast ops that PyTorch runs natively)
 };
 
 class Scope {
@@ -44,7 +45,9 @@ class Suspend {
   bool prev_;
 };
 
-/// True when a region is on for the device type of some defined operand and no op is casting.
-bool applies(std::initializer_list<const Tensor*> operands);
+/// True when autocast applies to an op of `policy` on these operands: no op is casting, the defined operands
+/// share one device (0-d CPU tensors aside; mixed devices are left to the op's own error) and a region is on
+/// for its type (for Float32Gpu: a Vulkan region).
+bool applies(Policy policy, std::initializer_list<const Tensor*> operands);
 
 }  // namespace adept::autocast

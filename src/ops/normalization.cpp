@@ -184,7 +184,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
               "batch_norm: running_mean and running_var must both be defined or both be undefined");
   const Shape cs = channel_shape(input);
   // No statistics from an empty batch: the input passes through (scaled), running stats stay.
-  if (input.numel() == 0) return affine(input.clone(), weight, bias, cs);
+  if (input.numel() == 0) return affine(input.clone(), weight, bias, cs).to(input.dtype());
 
   if (!training) {
     Tensor invstd = rsqrt(running_var + eps);
@@ -210,6 +210,9 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   const bool fused = batch_norm_stats_kernel().supports(input.device().type, -1, input.dtype());
   Tensor out = fused ? batch_norm_fused(input, weight, bias, eps, batch_mean, batch_var)
                      : batch_norm_composed(input, weight, bias, eps, batch_mean, batch_var);
+  // The output keeps the input's dtype (a float16 / bfloat16 input with float32 affine parameters, as under
+  // autocast, would otherwise be promoted by the composed path's affine step).
+  if (out.dtype() != input.dtype()) out = out.to(input.dtype());
   if (running_mean.defined()) {
     NoGradGuard ng;
     const double m = static_cast<double>(input.numel() / C);
@@ -222,7 +225,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
-  if (autocast::Scope s(autocast::Policy::Float32, {&input, &weight, &bias}); s)
+  if (autocast::Scope s(autocast::Policy::Float32Gpu, {&input, &weight, &bias}); s)
     return layer_norm(s[0], normalized_shape, s[1], s[2], eps);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && input.dim() >= k;
@@ -244,7 +247,7 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
-  if (autocast::Scope s(autocast::Policy::Float32, {&input, &weight, &bias}); s)
+  if (autocast::Scope s(autocast::Policy::Float32Gpu, {&input, &weight, &bias}); s)
     return group_norm(s[0], num_groups, s[1], s[2], eps);
   // IndexError as PyTorch (its channel dim 1 is out of range).
   ADEPT_CHECK(input.dim() >= 2, IndexError, "group_norm: expected an input of shape (N, C, *) with at least 2 dims, "

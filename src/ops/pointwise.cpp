@@ -326,13 +326,13 @@ Tensor remainder(const Tensor& a, const Scalar& b) { return remainder(a, wrap_sc
 Tensor remainder(const Scalar& a, const Tensor& b) { return remainder(wrap_scalar(a, rt(b, a), b.device()), b); }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
-  if (autocast::Scope s(autocast::Policy::Float32, {&a, &b}); s) return pow(s[0], s[1]);
+  if (autocast::Scope s(autocast::Policy::Float32Gpu, {&a, &b}); s) return pow(s[0], s[1]);
   Dtype c = rt(a, b);
   ADEPT_CHECK(c != kBool, DtypeError, "pow: not implemented for 'bool'");
   return binary_op(BinaryOp::Pow, "pow", a, b, c);
 }
 Tensor pow(const Tensor& a, const Scalar& e) {
-  if (autocast::Scope s(autocast::Policy::Float32, {&a}); s) return pow(s[0], e);
+  if (autocast::Scope s(autocast::Policy::Float32Gpu, {&a}); s) return pow(s[0], e);
   Dtype c = rt(a, e);
   ADEPT_CHECK(c != kBool, DtypeError, "pow: not implemented for 'bool'");
   if (!is_floating_point(c)) {
@@ -468,7 +468,7 @@ Tensor clamp(const Tensor& x, const Tensor& mn, const Tensor& mx) {
 // The same for the ops autocast runs in float32 (ops/autocast.h).
 #define ADEPT_UNARY_FLOAT32(NAME, OP, NODE, FLOATING, SAVES, GRAD)                \
   Tensor NAME(const Tensor& x) {                                                  \
-    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return NAME(s[0]); \
+    if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x}); s) return NAME(s[0]); \
     return unary_op(UnaryOp::OP, #NAME, NODE, x, FLOATING, Saves::SAVES, GRAD);   \
   }
 
@@ -562,7 +562,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
-  if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return softplus(s[0], beta, threshold);
+  if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x}); s) return softplus(s[0], beta, threshold);
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "softplus: not implemented for '{}'", dtype_name(x.dtype()));
   return unary_op(UnaryOp::Softplus, "softplus", "SoftplusBackward0", x, true, Saves::Input,
                   [beta, threshold](const Tensor& g, const Tensor& xx, const Tensor&) {

@@ -73,7 +73,7 @@ Shape mask_dims(uint64_t mask, int64_t ndim) {
 
 Tensor sum(const Tensor& x, const Shape& dims, bool keepdim, std::optional<Dtype> dtype) {
   if (!dtype) {
-    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return sum(s[0], dims, keepdim);
+    if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x}); s) return sum(s[0], dims, keepdim);
   }
   uint64_t mask = dims_mask(dims, x.dim(), "sum");
   Dtype out_dtype = dtype.value_or(is_integral(x.dtype(), true) ? kInt64 : x.dtype());
@@ -217,7 +217,7 @@ Tensor std(const Tensor& x, const Shape& dims, int64_t correction, bool keepdim)
 }
 
 Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
-  if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return norm(s[0], p, dims, keepdim);
+  if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x}); s) return norm(s[0], p, dims, keepdim);
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "norm: expected a floating point tensor, got {}", dtype_name(x.dtype()));
   uint64_t mask = dims_mask(dims, x.dim(), "norm");
   Shape d = mask_dims(mask, x.dim());
@@ -256,7 +256,7 @@ Tensor norm(const Tensor& x, double p, const Shape& dims, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
-  if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return logsumexp(s[0], dims, keepdim);
+  if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x}); s) return logsumexp(s[0], dims, keepdim);
   Tensor xf = x.is_floating_point() ? x : x.to(default_float_dtype());
   uint64_t mask = dims_mask(dims, xf.dim(), "logsumexp");
   Shape d = mask_dims(mask, xf.dim());
@@ -295,8 +295,9 @@ static Tensor fused_softmax_backward(const Tensor& g, const Tensor& y, int64_t d
 
 Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
   if (!dtype) {
-    if (autocast::Scope s(autocast::Policy::Float32, {&x_in}); s) return softmax(s[0], dim);
+    if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x_in}); s) return softmax(s[0], dim);
   }
+  const autocast::Scope in_op(autocast::Policy::Exclude, {&x_in});  // an explicit dtype is kept
   Tensor x = dtype ? x_in.to(*dtype) : x_in;
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "softmax: not implemented for '{}'", dtype_name(x.dtype()));
   int64_t d = wrap_dim(dim, x.dim(), "softmax");
@@ -329,8 +330,9 @@ Tensor softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
 
 Tensor log_softmax(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype) {
   if (!dtype) {
-    if (autocast::Scope s(autocast::Policy::Float32, {&x_in}); s) return log_softmax(s[0], dim);
+    if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x_in}); s) return log_softmax(s[0], dim);
   }
+  const autocast::Scope in_op(autocast::Policy::Exclude, {&x_in});  // an explicit dtype is kept
   Tensor x = dtype ? x_in.to(*dtype) : x_in;
   ADEPT_CHECK(x.is_floating_point(), DtypeError, "log_softmax: not implemented for '{}'", dtype_name(x.dtype()));
   int64_t d = wrap_dim(dim, x.dim(), "log_softmax");
@@ -402,13 +404,13 @@ static Tensor scan(const Tensor& x_in, int64_t dim, std::optional<Dtype> dtype, 
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
   if (!dtype) {
-    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return cumsum(s[0], dim);
+    if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x}); s) return cumsum(s[0], dim);
   }
   return scan(x, dim, dtype, false);
 }
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
   if (!dtype) {
-    if (autocast::Scope s(autocast::Policy::Float32, {&x}); s) return cumprod(s[0], dim);
+    if (autocast::Scope s(autocast::Policy::Float32Gpu, {&x}); s) return cumprod(s[0], dim);
   }
   return scan(x, dim, dtype, true);
 }

@@ -48,6 +48,7 @@ GradScaler::GradScaler(const GradScalerOptions& o)
       backoff_factor_(o.backoff_factor),
       growth_interval_(o.growth_interval),
       enabled_(o.enabled) {
+  if (!enabled_) return;  // as PyTorch, a disabled scaler checks nothing
   check_factors(o.growth_factor, o.backoff_factor);
   ADEPT_CHECK(o.init_scale > 0 && std::isfinite(scale_), ValueError,
               "GradScaler: init_scale must be a positive finite float32, got {}", o.init_scale);
@@ -57,8 +58,6 @@ GradScaler::GradScaler(const GradScalerOptions& o)
 
 Tensor GradScaler::scale(const Tensor& outputs) const {
   if (!enabled_) return outputs;
-  ADEPT_CHECK(outputs.is_floating_point(), DtypeError, "GradScaler.scale: expected a floating-point tensor, got {}",
-              dtype_name(outputs.dtype()));
   return outputs * static_cast<double>(scale_);
 }
 
@@ -66,8 +65,7 @@ void GradScaler::unscale_(Optimizer& optimizer) {
   if (!enabled_) return;
   PerOptimizer& st = per_optimizer_[&optimizer];
   ADEPT_CHECK(st.stage != Stage::Unscaled, Error,
-              "GradScaler.unscale_: unscale_() has already been called on this "
-              "optimizer since the last update()");
+              "GradScaler.unscale_: unscale_() has already been called on this optimizer since the last update()");
   ADEPT_CHECK(st.stage != Stage::Stepped, Error, "GradScaler.unscale_: unscale_() is being called after step()");
   // PyTorch rounds 1 / S in double to float32.
   const double inv_scale = static_cast<double>(static_cast<float>(1.0 / static_cast<double>(scale_)));
@@ -78,8 +76,7 @@ void GradScaler::unscale_(Optimizer& optimizer) {
       const Tensor g = p.grad();
       if (!g.defined()) continue;
       ADEPT_CHECK(g.dtype() != kFloat16, ValueError,
-                  "GradScaler.unscale_: attempting to unscale float16 "
-                  "gradients (keep the parameters in float32 and "
+                  "GradScaler.unscale_: attempting to unscale float16 gradients (keep the parameters in float32 and "
                   "let autocast cast them)");
       groups[{g.device().str(), static_cast<int>(g.dtype())}].push_back(g);
     }
@@ -98,23 +95,26 @@ bool GradScaler::any_found(PerOptimizer& st) {
   return *st.found_host;
 }
 
-bool GradScaler::step(Optimizer& optimizer) {
-  if (!enabled_) {
-    optimizer.step();
-    return true;
-  }
+bool GradScaler::step_begin(Optimizer& optimizer) {
+  if (!enabled_) return true;
   PerOptimizer& st = per_optimizer_[&optimizer];
   ADEPT_CHECK(st.stage != Stage::Stepped, Error,
-              "GradScaler.step: step() has already been called since the last "
-              "update()");
+              "GradScaler.step: step() has already been called since the last update()");
   if (st.stage == Stage::Ready) unscale_(optimizer);
   ADEPT_CHECK(!st.found_inf.empty(), Error,
-              "GradScaler.step: no inf checks were recorded for this optimizer "
-              "(none of its parameters has a gradient)");
-  const bool skip = any_found(st);
-  if (!skip) optimizer.step();
-  st.stage = Stage::Stepped;
-  return !skip;
+              "GradScaler.step: no inf checks were recorded for this optimizer (none of its parameters has a gradient)");
+  return !any_found(st);
+}
+
+void GradScaler::step_end(Optimizer& optimizer) {
+  if (enabled_) per_optimizer_[&optimizer].stage = Stage::Stepped;
+}
+
+bool GradScaler::step(Optimizer& optimizer) {
+  const bool go = step_begin(optimizer);
+  if (go) optimizer.step();
+  step_end(optimizer);
+  return go;
 }
 
 void GradScaler::update(std::optional<double> new_scale) {
@@ -128,9 +128,7 @@ void GradScaler::update(std::optional<double> new_scale) {
       found = found || any_found(st);
     }
     ADEPT_CHECK(recorded, Error,
-                "GradScaler.update: no inf checks were recorded prior to "
-                "update() (call step() or "
-                "unscale_() first)");
+                "GradScaler.update: no inf checks were recorded prior to update() (call step() or unscale_() first)");
     if (found) {
       scale_ = static_cast<float>(scale_ * backoff_factor_);
       growth_tracker_ = 0;
@@ -171,10 +169,9 @@ Options GradScaler::state_dict() const {
 
 void GradScaler::load_state_dict(const Options& state) {
   if (!enabled_) return;
-  ADEPT_CHECK(!state.empty(), ValueError,
-              "GradScaler.load_state_dict: the state dict is empty, possibly "
-              "because it "
-              "was saved from a disabled GradScaler");
+  ADEPT_CHECK(!state.empty(), Error,
+              "GradScaler.load_state_dict: the state dict is empty, possibly because it was saved from a disabled "
+              "GradScaler");
   const std::string what = "GradScaler state_dict";
   const double scale = option_number(state, "scale", what), growth = option_number(state, "growth_factor", what),
                backoff = option_number(state, "backoff_factor", what);
@@ -182,8 +179,7 @@ void GradScaler::load_state_dict(const Options& state) {
   const double interval = option_number(state, "growth_interval", what),
                tracker = option_number(state, "_growth_tracker", what);
   ADEPT_CHECK(interval >= 1 && tracker >= 0, ValueError,
-              "GradScaler.load_state_dict: growth_interval {} and "
-              "_growth_tracker {} must be positive / non-negative",
+              "GradScaler.load_state_dict: growth_interval {} and _growth_tracker {} must be positive / non-negative",
               interval, tracker);
   scale_ = static_cast<float>(scale);
   growth_factor_ = growth;

@@ -32,7 +32,7 @@ class GradScaler {
   /// growth_interval.
   explicit GradScaler(const GradScalerOptions& options = {});
 
-  /// outputs * S (the loss before backward), of outputs' dtype and device.
+  /// outputs * S (the loss before backward), of outputs' dtype (integer outputs become float) and device.
   Tensor scale(const Tensor& outputs) const;
   /// Divides the gradients of `optimizer`'s parameters by S in place and records whether any is inf or NaN. Error
   /// when called twice for one optimizer before update(), or after step(); ValueError for a float16 gradient (its
@@ -42,6 +42,11 @@ class GradScaler {
   /// stepped. Reads one flag per device back to the host. Error when called twice for one optimizer before
   /// update(), or when none of its parameters has a gradient.
   bool step(Optimizer& optimizer);
+  /// step() in two halves, for wrappers that call the optimizer's step themselves (Python, where
+  /// optimizer.step may be overridden): step_begin unscales (unless unscale_ ran) and returns whether the
+  /// optimizer should step; step_end records that step() ran. Errors as step().
+  bool step_begin(Optimizer& optimizer);
+  void step_end(Optimizer& optimizer);
   /// Adjusts S from the steps since the last update (backoff when one found inf / NaN, growth after
   /// growth_interval finite ones) or sets it to `new_scale`. Error when no step or unscale_ was recorded since the
   /// last update.

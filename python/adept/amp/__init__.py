@@ -9,6 +9,7 @@ the scale (Micikevicius et al., "Mixed Precision Training", 2018). The policy is
 (include/adept/ops/autocast.h); see there for the op lists.
 """
 import functools
+import warnings
 
 from .. import _C
 
@@ -28,23 +29,28 @@ def get_autocast_dtype(device_type="vulkan"):
 
 
 class autocast:
-    """Context manager / decorator: ``torch.autocast(device_type, dtype=None, enabled=True)``.
+    """Context manager / decorator: ``torch.autocast(device_type, dtype=None, enabled=True,
+    cache_enabled=None)``.
 
-    ``device_type`` is 'vulkan' or 'cpu' (ValueError otherwise); ``dtype`` float16 or bfloat16
-    (DtypeError otherwise), default the device type's autocast dtype. Regions nest; leaving one
+    ``device_type`` is 'vulkan' or 'cpu' (RuntimeError otherwise, as torch); ``dtype`` float16 or
+    bfloat16, default the device type's autocast dtype; another dtype warns and disables the region,
+    as torch does. ``cache_enabled`` is accepted for compatibility: Adept does not cache casts of
+    weights (each op casts its inputs), which changes speed, not results. Regions nest; leaving one
     restores the state it found. The state is per thread."""
 
-    def __init__(self, device_type, dtype=None, enabled=True):
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"autocast: expected device_type to be a str ('cpu' or 'vulkan'), got {device_type!r}")
         self.device = device_type
         _amp.is_autocast_enabled(device_type)  # validates the device type now
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
-        if dtype is not None:
-            from .. import float16, bfloat16
-            if dtype not in (float16, bfloat16):
-                raise _C.DtypeError(f"autocast: the low-precision dtype must be float16 or bfloat16, got {dtype}")
         self._enabled = bool(enabled)
+        from .. import float16, bfloat16
+        if self.fast_dtype not in (float16, bfloat16):
+            warnings.warn(f"In {device_type} autocast, but the target dtype {self.fast_dtype} is not supported "
+                          "(float16 and bfloat16 are). Disabling autocast.")
+            self.fast_dtype = get_autocast_dtype(device_type)
+            self._enabled = False
         self._saved = []
 
     def __enter__(self):
@@ -91,16 +97,23 @@ class GradScaler:
         raise ValueError("GradScaler.scale: outputs must be a Tensor or an iterable of Tensors")
 
     def unscale_(self, optimizer):
+        if self._impl.is_enabled() and not isinstance(optimizer, _C._optim.Optimizer):
+            raise TypeError(f"GradScaler.unscale_: expected an adept.optim optimizer, got {type(optimizer).__name__}")
         self._impl.unscale_(optimizer)
 
     def step(self, optimizer, *args, **kwargs):
-        """optimizer.step() unless a gradient is inf / NaN; returns None. Closures are not supported."""
-        if "closure" in kwargs or args:
-            if self._impl.is_enabled():
-                raise RuntimeError("GradScaler.step: closure use is not supported while GradScaler is enabled")
+        """``optimizer.step(*args, **kwargs)`` unless a gradient is inf / NaN (unscaling first unless
+        unscale_ ran); returns what it returns, or None when the step was skipped. Closures are not
+        supported while enabled. ``optimizer`` is an adept.optim optimizer (its step may be overridden)."""
+        if not self._impl.is_enabled():
             return optimizer.step(*args, **kwargs)
-        self._impl.step(optimizer)
-        return None
+        if "closure" in kwargs:
+            raise RuntimeError("GradScaler.step: closure use is not supported while GradScaler is enabled")
+        if not isinstance(optimizer, _C._optim.Optimizer):
+            raise TypeError(f"GradScaler.step: expected an adept.optim optimizer, got {type(optimizer).__name__}")
+        ret = optimizer.step(*args, **kwargs) if self._impl._step_begin(optimizer) else None
+        self._impl._step_end(optimizer)
+        return ret
 
     def update(self, new_scale=None):
         if new_scale is not None and isinstance(new_scale, _C.Tensor):
@@ -129,6 +142,9 @@ class GradScaler:
 
     def set_growth_interval(self, new_interval):
         self._impl.set_growth_interval(int(new_interval))
+
+    def _get_growth_tracker(self):
+        return self._impl.get_growth_tracker()
 
     def is_enabled(self):
         return self._impl.is_enabled()

@@ -4,6 +4,7 @@
 // double backward works).
 #include "adept/nn/functional/activation.h"
 
+#include "ops/autocast_scope.h"
 #include "ops/helpers.h"
 
 namespace adept::nn::functional {
@@ -68,6 +69,7 @@ Tensor hardswish(const Tensor& input) {
 
 Tensor elu(const Tensor& input, double alpha) {
   check_float(input, "elu");
+  const autocast::Scope in_op(autocast::Policy::Exclude, {&input});  // no autocast list has it: input's dtype
   // expm1 of min(x, 0): the branch not taken stays finite, so its zero gradient never meets inf.
   Tensor neg_part = expm1(clamp(input, std::nullopt, Scalar(0))) * alpha;
   return where(gt(input, 0), input, neg_part);
@@ -75,6 +77,7 @@ Tensor elu(const Tensor& input, double alpha) {
 
 Tensor mish(const Tensor& input) {
   check_float(input, "mish");
+  const autocast::Scope in_op(autocast::Policy::Exclude, {&input});  // no autocast list has it: input's dtype
   return input * tanh(softplus(input));
 }
 

@@ -232,10 +232,14 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             const std::string& reduction) {
-  ADEPT_CHECK(!autocast::applies({&input, &target}), Error,
-              "binary_cross_entropy and BCELoss are unsafe to autocast (their float16 inputs lose the precision "
-              "the logs need); use binary_cross_entropy_with_logits or BCEWithLogitsLoss, which are safe, or "
-              "disable autocast around the loss");
+  if (autocast::Scope s(autocast::Policy::Float32, {&input, &target, &weight}); s) {
+    // PyTorch's CUDA autocast refuses it; its CPU autocast runs it in float32.
+    ADEPT_CHECK(input.device().is_cpu(), Error,
+                "binary_cross_entropy and BCELoss are unsafe to autocast on {} (their float16 inputs lose the precision "
+                "the logs need); use binary_cross_entropy_with_logits or BCEWithLogitsLoss, which are safe, or "
+                "disable autocast around the loss", input.device().str());
+    return binary_cross_entropy(s[0], s[1], s[2], reduction);
+  }
   check_reduction(reduction);
   ADEPT_CHECK(target.sizes() == input.sizes(), ValueError,
               "binary_cross_entropy: Using a target size ({}) that is different to the input size ({}) is deprecated. "
