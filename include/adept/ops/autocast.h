@@ -1,14 +1,21 @@
 // Automatic mixed precision (torch.autocast, PyTorch's "Automatic Mixed Precision package"): inside an autocast
-// region for a device type, ops on that device run in a per-op dtype. Matrix products and convolutions (conv2d,
-// conv_transpose2d, linear, matmul, mm, bmm, addmm) cast their floating inputs to the region's low-precision
-// dtype; ops that need range or precision (softmax, log_softmax, layer_norm, group_norm, norm, logsumexp, sum,
-// prod, cumsum, cumprod, exp, log, log2, log1p, expm1, rsqrt, reciprocal, pow, tan and the losses of
-// nn::functional) cast them to float32; every other op runs in its inputs' dtype. float64 tensors and tensors of
-// other device types are never cast. An op that casts runs its own body with autocast off, so its internals are
-// not cast again. Casts are differentiable (the gradient returns in the original dtype); the autograd engine runs
-// backward with autocast off on the calling thread, so backward ops run in the dtypes of the forward.
-// binary_cross_entropy raises inside a region (as in PyTorch: use binary_cross_entropy_with_logits). The state is
-// per thread.
+// region for a device type, ops on that device run in a per-op dtype, following PyTorch's op lists (its CUDA
+// lists for Vulkan, its CPU lists for the CPU):
+//   - matrix products and convolutions (conv2d, conv2d_silu, conv_transpose2d, linear, matmul, mm, bmm, addmm)
+//     cast their floating inputs to the region's low-precision dtype;
+//   - the losses of nn::functional (mse, l1, smooth_l1, huber, nll, cross_entropy, binary_cross_entropy_with_logits)
+//     and prod cast them to float32;
+//   - on Vulkan also softmax, log_softmax, sum, cumsum, cumprod (unless given a dtype), norm, logsumexp,
+//     layer_norm, group_norm, exp, log, log2, log1p, expm1, rsqrt, reciprocal, pow, tan and softplus run in
+//     float32 (on the CPU they stay in bfloat16, as PyTorch's CPU autocast leaves them);
+//   - binary_cross_entropy raises in a Vulkan region (CUDA's rule: use binary_cross_entropy_with_logits) and runs
+//     in float32 in a CPU region;
+//   - every other op runs in its inputs' dtype (batch_norm in training computes float32 statistics and returns
+//     the input's dtype).
+// float64 tensors, tensors of other device types and operands spread over two devices are never cast. An op that
+// casts runs its own body with autocast off, so its internals are not cast again. Casts are differentiable (the
+// gradient returns in the original dtype); the autograd engine runs backward with autocast off on the calling
+// thread, so backward ops run in the dtypes of the forward. The state is per thread.
 #pragma once
 #include <optional>
 
