@@ -52,11 +52,17 @@ namespace autocast {
 bool applies(Policy policy, std::initializer_list<const Tensor*> operands) {
   if (t_state.any == 0 || t_state.casting) return false;
   const Tensor* first = nullptr;
+  const Tensor* scalar = nullptr;  // a 0-d CPU operand, which may join tensors of another device
   for (const Tensor* t : operands) {
-    if (!t->defined() || (t->dim() == 0 && t->device().is_cpu())) continue;
+    if (!t->defined()) continue;
+    if (t->dim() == 0 && t->device().is_cpu()) {
+      if (!scalar) scalar = t;
+      continue;
+    }
     if (!first) first = t;
     else if (t->device() != first->device()) return false;
   }
+  if (!first) first = scalar;
   if (!first) return false;
   const DeviceType type = first->device().type;
   return t_state.enabled[index(type)] && (policy != Policy::Float32Gpu || type == DeviceType::Vulkan);

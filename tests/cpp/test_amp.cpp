@@ -70,6 +70,8 @@ static void check_policy(const Device& d) {
       // run in float32 on the CPU.
       EXPECT_EQ(nn::functional::mse_loss(h, h).dtype(), kFloat32);
       EXPECT_EQ(prod(h).dtype(), kFloat32);
+      const Tensor s0 = h.cpu().reshape({-1}).select(0, 0);  // a 0-d CPU tensor: cast by a CPU region only
+      EXPECT_EQ(nn::functional::mse_loss(s0, s0).dtype(), d.is_cpu() ? kFloat32 : low);
       if (d.is_cpu()) {
         EXPECT_EQ(nn::functional::binary_cross_entropy(sigmoid(h), zeros_like(h)).dtype(), kFloat32);
       } else {
