@@ -246,6 +246,20 @@ TEST_F(YoloTrainVulkan, AmpMatchesFloat32AtTheFirstStepAndResumes) {
   for (size_t i = 0; i < amp.size(); ++i) EXPECT_EQ(resumed[i], amp[i]) << "batch " << i;
 }
 
+// An amp run that diverges (lr0 1e30): once the loss is non-finite its batches are skipped, the optimizer
+// steps meet no gradients (nothing for the scaler to unscale) and ten in a row stop the run with the error.
+TEST_F(YoloTrainVulkan, DivergedAmpRunStopsWithAnError) {
+  TempDir dir;
+  Config c = tiny_config(dir, tiny_data(dir, 8, 4), "vulkan", "diverged");
+  c.update({{"optimizer", "SGD"}, {"lr0", "1e30"}, {"epochs", "8"}, {"val", "false"}});
+  try {
+    train(c);
+    FAIL() << "expected the run to diverge";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("non-finite loss"), std::string::npos) << e.what();
+  }
+}
+
 // A device that stops answering mid-run (here: every wait made to time out after 1 ms, as a lost
 // or hung device does) raises DeviceError naming the last checkpoint, which is left as it was.
 TEST_F(YoloTrainVulkan, DeviceErrorKeepsTheLastCheckpoint) {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -390,11 +391,16 @@ void Trainer::warmup(int64_t ni, int64_t epoch) {
 }
 
 void Trainer::optimizer_step() {
-  scaler_->unscale_(*optimizer_);  // no-op without amp
-  nn::utils::clip_grad_norm_(params_, kMaxGradNorm);
-  const bool stepped = scaler_->step(*optimizer_);  // skipped when amp found an inf / NaN gradient
-  if (!stepped) spdlog::debug("amp: inf / NaN gradients at loss scale {}; step skipped", scaler_->get_scale());
-  scaler_->update();
+  const bool any_grad = std::any_of(params_.begin(), params_.end(), [](const Tensor& p) { return p.grad().defined(); });
+  if (amp_ && !any_grad) {
+    optimizer_->step();  // every batch since the last step was skipped (non-finite loss): nothing to unscale
+  } else {
+    scaler_->unscale_(*optimizer_);  // no-op without amp
+    nn::utils::clip_grad_norm_(params_, kMaxGradNorm);
+    const bool stepped = scaler_->step(*optimizer_);  // skipped when amp found an inf / NaN gradient
+    if (!stepped) spdlog::debug("amp: inf / NaN gradients at loss scale {}; step skipped", scaler_->get_scale());
+    scaler_->update();
+  }
   optimizer_->zero_grad();
   ema_->update(*model_);
 }
