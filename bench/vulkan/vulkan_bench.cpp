@@ -2,7 +2,8 @@
 // has them), matmul GFLOP/s (float32, float16) at square sizes, elementwise add GB/s
 // next to a device copy of the same bytes, and the cost of one dispatch (a 64-element in-place add
 // recorded 2000 times, with and without a host wait after each). Writes JSON to stdout (or argv[1]).
-// Usage: adept_vulkan_bench [out.json] [--quick]
+// Usage: adept_vulkan_bench [out.json] [--quick] [--gemm float32|float16]
+// --gemm DTYPE times only that dtype's GEMMs (tile sweeps with ADEPT_VK_SHADER_DIR: bench/vulkan/h200_gemm_sweep.sh).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -33,8 +34,10 @@ double time_per_iter(F f, int iters) {
 int main(int argc, char** argv) {
   std::string out_path;
   bool quick = false;
+  std::string gemm_only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--gemm") == 0 && i + 1 < argc) gemm_only = argv[++i];
     else out_path = argv[i];
   }
   if (!vulkan_is_available()) {
@@ -44,7 +47,7 @@ int main(int argc, char** argv) {
   const Device vk("vulkan");
   auto info = vulkan_devices().at(0);
   std::string json = "{\n  \"device\": \"" + info.str() + "\",\n";
-  if (info.cooperative_matrix) {
+  if (info.cooperative_matrix && gemm_only.empty()) {
     const double peak = vulkan_cooperative_matrix_peak();
     std::printf("cooperative-matrix ceiling (float16, registers only): %.1f TFLOP/s\n", peak);
     json += "  \"cooperative_matrix_peak_tflops\": " + std::to_string(peak) + ",\n";
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes = quick ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{1024, 2048, 4096, 8192};
   bool first = true;
   for (Dtype dt : {kFloat32, kFloat16}) {
+    if (!gemm_only.empty() && gemm_only != dtype_name(dt)) continue;
     for (int64_t n : sizes) {
       Tensor a = randn({n, n}).to(vk).to(dt), b = randn({n, n}).to(vk).to(dt);
       int iters = n >= 8192 ? 3 : n >= 4096 ? 5 : 20;
@@ -78,6 +82,18 @@ int main(int argc, char** argv) {
       first = false;
     }
   }
+  auto write = [&] {
+    if (out_path.empty()) {
+      std::fputs(json.c_str(), stdout);
+    } else {
+      std::ofstream(out_path) << json;
+    }
+    return 0;
+  };
+  if (!gemm_only.empty()) {
+    json += "\n  ]\n}\n";
+    return write();
+  }
   json += "\n  ],\n  \"elementwise\": [\n";
   first = true;
   for (int64_t n : quick ? std::vector<int64_t>{1 << 20} : std::vector<int64_t>{1 << 24, 1 << 26}) {
@@ -100,10 +116,5 @@ int main(int argc, char** argv) {
   std::printf("tiny add_: %.1f us per dispatch queued, %.1f us with a host wait\n", us_queued, us_round_trip);
   json += "\n  ],\n  \"dispatch_us\": {\"queued\": " + std::to_string(us_queued) + ", \"round_trip\": " +
           std::to_string(us_round_trip) + "}\n}\n";
-  if (out_path.empty()) {
-    std::fputs(json.c_str(), stdout);
-  } else {
-    std::ofstream(out_path) << json;
-  }
-  return 0;
+  return write();
 }

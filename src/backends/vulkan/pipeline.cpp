@@ -1,11 +1,35 @@
 // Pipeline creation and caching (see pipeline.h).
 #include "backends/vulkan/pipeline.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
 #include "adept/errors.h"
 #include "backends/vulkan/context.h"
 #include "backends/vulkan/shader_registry.h"
 
 namespace adept::vk {
+namespace {
+
+// ADEPT_VK_SHADER_DIR=DIR: a module DIR/<name>.spv replaces the embedded one of that name (tuning sweeps
+// try compiled shader variants without a rebuild; the variant must keep the shader's bindings, push
+// constants and specialization constants). Returns the words read, or nothing when there is no such file.
+std::vector<uint32_t> override_module(const std::string& shader) {
+  static const char* dir = std::getenv("ADEPT_VK_SHADER_DIR");
+  if (!dir || !*dir) return {};
+  std::ifstream f(std::string(dir) + "/" + shader + ".spv", std::ios::binary);
+  if (!f) return {};
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ADEPT_CHECK(!bytes.empty() && bytes.size() % 4 == 0, ValueError,
+              "ADEPT_VK_SHADER_DIR: {}/{}.spv is not a SPIR-V module ({} bytes)", dir, shader, bytes.size());
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  return words;
+}
+
+}  // namespace
 
 PipelineCache::~PipelineCache() {
   VkDevice dev = ctx_.device();
@@ -27,10 +51,13 @@ const Pipeline& PipelineCache::get(const std::string& shader, const std::vector<
   VkDevice dev = ctx_.device();
   auto mit = modules_.find(shader);
   if (mit == modules_.end()) {
+    const std::vector<uint32_t> replaced = override_module(shader);
     const ShaderBinary* bin = nullptr;
     for (const auto& s : shader_registry()) {
       if (shader == s.name) bin = &s;
     }
+    const ShaderBinary own{shader.c_str(), replaced.data(), replaced.size()};
+    if (!replaced.empty()) bin = &own;
     if (!bin) {
       throw NotImplementedForDevice(fmt::format("{}: not implemented for device 'vulkan' (no shader variant '{}')",
                                                 op, shader));

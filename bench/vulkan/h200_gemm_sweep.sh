@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One-lease sweep of float16 GEMM shader variants on the H200: for every folder V under $VARIANTS (default
+# .device/variants), each holding matmul_coopmat_m128_f16.spv compiled from a variant of
+# shaders/matmul_coopmat.comp (same bindings, push and specialization constants), adept_vulkan_bench
+# --gemm float16 with ADEPT_VK_SHADER_DIR=V (GFLOP/s at n = 1024..8192, kernel time alone), and, for
+# folders whose name starts with n_ (variants meant to compute the product), the backend-ops harness on
+# the products with that variant. Then the built-in kernel: the same GEMMs and the harness on products
+# and convolutions, and cuBLAS float16 (torch_cuda_bench.py). Results in $OUT/sweep.tar.xz:
+# <V>.json, <V>.harness.txt, builtin.json, backend_ops.txt, torch_gemm.json, log.txt.
+# Run from the repository root on the lent GPU machine, carrying .gl/ and .device/ (scripts/device_bundle.sh
+# with adept_vulkan_bench and adept_test_backend_ops).
+set -u
+DEST=${OUT:?set OUT to a results folder}
+VARIANTS=${VARIANTS:-.device/variants}
+OUT=$(mktemp -d)
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+mkdir -p /tmp/a && tar -xJf .device/bundle.tar.xz -C /tmp/a && export LD_LIBRARY_PATH=/tmp/a/lib
+T0=$SECONDS; log() { echo "[$((SECONDS - T0)) s] $*" >> "$OUT/log.txt"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/gpu.txt"
+PRODUCTS='^(matmul|mm|bmm|addmm|linear)$'
+timeout 60 /tmp/a/bin/adept_vulkan_bench --gemm float16 "$OUT/builtin.json" > /dev/null 2>> "$OUT/log.txt"
+timeout 100 python3 bench/vulkan/torch_cuda_bench.py "$OUT/torch_gemm.json" > /dev/null 2>> "$OUT/log.txt"
+log "builtin and torch done"
+for v in "$VARIANTS"/*/; do
+  name=$(basename "$v")
+  ADEPT_VK_SHADER_DIR=$v timeout 40 /tmp/a/bin/adept_vulkan_bench --gemm float16 "$OUT/$name.json" \
+    > /dev/null 2>> "$OUT/log.txt"
+  log "$name bench rc=$?"
+  if [[ $name == n_* ]]; then
+    ADEPT_VK_SHADER_DIR=$v timeout 40 /tmp/a/bin/adept_test_backend_ops --backend vulkan --op "$PRODUCTS" \
+      > "$OUT/$name.harness.txt" 2>&1
+    log "$name harness rc=$?"
+  fi
+done
+timeout 150 /tmp/a/bin/adept_test_backend_ops --backend vulkan --op "$PRODUCTS|^(conv2d|conv2d_silu|conv_transpose2d)$" \
+  > "$OUT/backend_ops.txt" 2>&1
+log "builtin harness rc=$?"
+cat "$OUT/log.txt"
+tar -cJf "$DEST/sweep.tar.xz" -C "$OUT" .
