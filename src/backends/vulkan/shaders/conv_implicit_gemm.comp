@@ -30,6 +30,7 @@
 // @build conv_igemm_bwd_weight = float -DMODE=2
 // @build conv_igemm_bwd_weight f32 f16,bf16 -DMODE=2
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "double_math.glsl"
 layout(local_size_x = 256) in;
@@ -137,7 +138,7 @@ void main() {
 #endif
 
   C_1 acc[4][4];
-  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = C_1(0);
+  [[unroll]] for (int i = 0; i < 4; ++i) [[unroll]] for (int j = 0; j < 4; ++j) acc[i][j] = C_1(0);
   for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
     // A: TM x 16, k fastest across threads.
     for (uint i = 0u; i < TM / 16u; ++i) {
@@ -203,9 +204,9 @@ void main() {
     barrier();
     for (uint k = 0u; k < TK; ++k) {
       C_1 av[4], bv[4];
-      for (int i = 0; i < 4; ++i) av[i] = As[k][tr + uint(i) * RS];
-      for (int j = 0; j < 4; ++j) bv[j] = Bs[k][tc + uint(j) * CS];
-      for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
+      [[unroll]] for (int i = 0; i < 4; ++i) av[i] = As[k][tr + uint(i) * RS];
+      [[unroll]] for (int j = 0; j < 4; ++j) bv[j] = Bs[k][tc + uint(j) * CS];
+      [[unroll]] for (int i = 0; i < 4; ++i) [[unroll]] for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier();
 #if MODE == 2
@@ -224,35 +225,37 @@ void main() {
   }
 
   const bool raw = (pc.flags & 4u) != 0u;
-  for (int i = 0; i < 4; ++i) {
+  // Bounds are tested as a block around each store, not with `continue` (a loop that may exit early is not
+  // unrolled, and the accumulators it indexes would then live in local memory).
+  [[unroll]] for (int i = 0; i < 4; ++i) {
     const uint gm = row0 + tr + uint(i) * RS;
-    if (gm >= pc.M) continue;
-    for (int j = 0; j < 4; ++j) {
+    [[unroll]] for (int j = 0; j < 4; ++j) {
       const uint gn = col0 + tc + uint(j) * CS;
-      if (gn >= Ngemm) continue;
-      C_1 v = acc[i][j];
+      if (gm < pc.M && gn < Ngemm) {
+        C_1 v = acc[i][j];
 #if MODE == 0
-      const int b = int(gn) / HWo, r = int(gn) % HWo;
-      const int idx = (b * g_Cout() + cg_out + int(gm)) * HWo + r;
-      if (!raw) {
-        if ((pc.flags & 1u) != 0u) v += LOAD_1(bias_[meta[20] + cg_out + int(gm)]);
-        if ((pc.flags & 2u) != 0u) {
+        const int b = int(gn) / HWo, r = int(gn) % HWo;
+        const int idx = (b * g_Cout() + cg_out + int(gm)) * HWo + r;
+        if (!raw) {
+          if ((pc.flags & 1u) != 0u) v += LOAD_1(bias_[meta[20] + cg_out + int(gm)]);
+          if ((pc.flags & 2u) != 0u) {
 #if IS_DOUBLE
-          v = v / (1.0LF + d_exp(-v));
+            v = v / (1.0LF + d_exp(-v));
 #else
-          v = v / (1.0 + exp(-v));
+            v = v / (1.0 + exp(-v));
 #endif
+          }
         }
-      }
 #elif MODE == 1
-      const int b = int(gn) / (Hq * Wq), q = int(gn) % (Hq * Wq);
-      const int r = PARITY ? (py + (q / Wq) * sh) * g_W() + px + (q % Wq) * sw : q;
-      const int idx = (b * g_Cin() + cg_in + int(gm)) * HW + r;
+        const int b = int(gn) / (Hq * Wq), q = int(gn) % (Hq * Wq);
+        const int r = PARITY ? (py + (q / Wq) * sh) * g_W() + px + (q % Wq) * sw : q;
+        const int idx = (b * g_Cin() + cg_in + int(gm)) * HW + r;
 #else
-      const int idx = (cg_out + int(gm)) * int(pc.Ngemm) + int(gn);
+        const int idx = (cg_out + int(gm)) * int(pc.Ngemm) + int(gn);
 #endif
-      if (raw) out_[meta[17] + int(split * pc.out_numel) + idx] = T_0(v);
-      else out_[meta[17] + idx] = STORE_0(v);
+        if (raw) out_[meta[17] + int(split * pc.out_numel) + idx] = T_0(v);
+        else out_[meta[17] + idx] = STORE_0(v);
+      }
     }
   }
 }

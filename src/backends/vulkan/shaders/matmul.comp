@@ -57,10 +57,9 @@ void main() {
   int c_base = meta[8] + int(batch) * meta[9];
   [[unroll]] for (int i = 0; i < MT; ++i) {
     uint gm = row0 + tr + uint(i) * 16u;
-    if (gm >= pc.M) continue;
-    [[unroll]] for (int j = 0; j < MT; ++j) {
+    [[unroll]] for (int j = 0; j < MT; ++j) {  // no early `continue`: it would keep the loop from unrolling
       uint gn = col0 + tc + uint(j) * 16u;
-      if (gn < pc.N) c_[c_base + int(gm) * meta[10] + int(gn) * meta[11]] = STORE_0(acc[i][j]);
+      if (gm < pc.M && gn < pc.N) c_[c_base + int(gm) * meta[10] + int(gn) * meta[11]] = STORE_0(acc[i][j]);
     }
   }
 }
