@@ -99,7 +99,8 @@ void add_reduce_cases(std::vector<Case>& out) {
   }
   // cumulative
   reduce(out, "cumsum", "", [](const Tensor& x) { return cumsum(x, -1); }, kNum, Gen::Normal,
-         {{"main", {{3, 4, 5}}}, {"large_k", {{2, 4096}}}, {"empty", {{0, 3}}}, {"0d", {{}}}});
+         {{"main", {{3, 4, 5}}}, {"large_k", {{2, 4096}}}, {"whole_blocks", {{3, 1024}}}, {"empty", {{0, 3}}},
+          {"0d", {{}}}});
   reduce(out, "cumsum", "dim0_dtype", [](const Tensor& x) { return cumsum(x, 0, kFloat32); }, kNum, Gen::Normal, kMain);
   // rows longer than lavapipe's loop limit, scanned in chunks that carry the running value (one
   // dtype per accumulator type; along a strided dim for cumprod)
