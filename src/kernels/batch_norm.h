@@ -10,6 +10,18 @@ namespace adept {
 /// mean[c] and biased var[c] of x[:, c, :] (float64 accumulation, shifted by the channel's first
 /// value so that a large mean does not cancel the variance).
 ADEPT_DECLARE_KERNEL(batch_norm_stats_kernel, void(const Tensor& x, const Tensor& mean, const Tensor& var))
+/// The per-channel step between the statistics and the elementwise pass, in float64 on (C) vectors:
+/// invstd = 1 / sqrt(var + eps), weight64 = weight (1 where undefined), scale = weight64 * invstd,
+/// shift = bias (0 where undefined); where running_mean / running_var are defined they are updated in
+/// place, in their dtype P: running_mean = running_mean * P(1 - factor) + P(mean * factor) and
+/// running_var = running_var * P(1 - factor) + P(var * var_factor) (the ops the unfused update would
+/// run, with the same roundings). weight, bias and the running statistics are contiguous (C) of one
+/// dtype P (float32 or float64), the dtype `supports` is asked about.
+ADEPT_DECLARE_KERNEL(batch_norm_finalize_kernel,
+                     void(const Tensor& invstd, const Tensor& weight64, const Tensor& scale, const Tensor& shift,
+                          const Tensor& mean, const Tensor& var, const Tensor& weight, const Tensor& bias,
+                          const Tensor& running_mean, const Tensor& running_var, double eps, double factor,
+                          double var_factor))
 /// out[n, c, s] = (x[n, c, s] - mean[c]) * scale[c] + shift[c] (x - mean first, so that a large
 /// mean does not cancel the normalised value in float32).
 ADEPT_DECLARE_KERNEL(batch_norm_apply_kernel, void(const Tensor& out, const Tensor& x, const Tensor& mean,

@@ -45,6 +45,9 @@ ADEPT_DEFINE_KERNEL(adam_step_kernel, void(const std::vector<Tensor>&, const std
 ADEPT_DEFINE_KERNEL(ema_update_kernel, void(const std::vector<Tensor>&, const std::vector<Tensor>&, double))
 ADEPT_DEFINE_KERNEL(amp_unscale_kernel, void(const std::vector<Tensor>&, const Tensor&, double))
 ADEPT_DEFINE_KERNEL(batch_norm_stats_kernel, void(const Tensor&, const Tensor&, const Tensor&))
+ADEPT_DEFINE_KERNEL(batch_norm_finalize_kernel,
+                    void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                         const Tensor&, const Tensor&, const Tensor&, const Tensor&, double, double, double))
 ADEPT_DEFINE_KERNEL(batch_norm_apply_kernel,
                     void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&))
 ADEPT_DEFINE_KERNEL(batch_norm_backward_kernel, void(const Tensor&, const Tensor&, const Tensor&, const Tensor&,

@@ -5,6 +5,8 @@
 // else batch_norm_composed, the reference the fused path is tested against.
 #include "adept/ops/normalization.h"
 
+#include <optional>
+
 #include "kernels/batch_norm.h"
 #include "kernels/layer_norm.h"
 #include "ops/autocast_scope.h"
@@ -84,27 +86,59 @@ Tensor affine(Tensor y, const Tensor& weight, const Tensor& bias, const Shape& s
   return y;
 }
 
-// Fused training forward; mean_out / var_out receive the batch mean and biased variance (C, float64).
-Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps, Tensor& mean_out,
-                        Tensor& var_out) {
+// The running statistics' update from the batch's mean and biased variance (C): the moving average with
+// `factor`, the variance unbiased over the m = numel / C values of a channel.
+void update_running(const Tensor& running_mean, const Tensor& running_var, const Tensor& batch_mean,
+                    const Tensor& batch_var, double factor, double m) {
+  NoGradGuard ng;
+  Tensor rm = running_mean, rv = running_var;
+  rm.mul_(1 - factor).add_((batch_mean * factor).to(rm.dtype()));
+  rv.mul_(1 - factor).add_((batch_var * (factor * m / (m - 1))).to(rv.dtype()));
+}
+
+// Whether batch_norm_finalize_kernel takes these per-channel operands: contiguous (C) vectors of one dtype
+// it supports (the undefined ones aside).
+bool finalize_fused(const Device& dev, const std::vector<const Tensor*>& params) {
+  std::optional<Dtype> dt;
+  for (const Tensor* t : params) {
+    if (!t->defined()) continue;
+    if (t->dim() != 1 || !t->is_contiguous() || (dt && *dt != t->dtype())) return false;
+    dt = t->dtype();
+  }
+  return batch_norm_finalize_kernel().supports(dev.type, -1, dt.value_or(kFloat32));
+}
+
+// Fused training forward; the running statistics (when defined) are updated with `factor` (see
+// update_running).
+Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                        const Tensor& running_var, double factor, double eps) {
   const Device dev = input.device();
   const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C);
   const TensorOptions f64 = TensorOptions(kFloat64).set_device(dev);
   Tensor x3 = input.detach().contiguous().view({N, C, S});
   Tensor mean64 = empty({C}, f64), var64 = empty({C}, f64);
   batch_norm_stats_kernel().get(dev, "batch_norm")(x3, mean64, var64);
+  const double m = static_cast<double>(N * S);
   Tensor invstd64, w64, scale, shift;
-  {
+  Tensor w = weight.defined() ? weight.detach().reshape({C}) : Tensor(), b = bias.defined() ? bias.detach().reshape({C}) : Tensor();
+  if (finalize_fused(dev, {&w, &b, &running_mean, &running_var})) {
+    // One kernel for the per-channel float64 step and the running statistics.
+    invstd64 = empty({C}, f64), w64 = empty({C}, f64), scale = empty({C}, f64), shift = empty({C}, f64);
+    batch_norm_finalize_kernel().get(dev, "batch_norm")(invstd64, w64, scale, shift, mean64, var64, w, b, running_mean,
+                                                         running_var, eps, factor, factor * m / (m - 1));
+    for (const Tensor* t : {&running_mean, &running_var}) {
+      if (t->defined()) t->impl()->storage->bump_version();
+    }
+  } else {
     NoGradGuard ng;
     invstd64 = rsqrt(var64 + eps);
-    w64 = weight.defined() ? weight.detach().to(kFloat64).reshape({C}).contiguous() : ones({C}, f64);
+    w64 = w.defined() ? w.to(kFloat64).contiguous() : ones({C}, f64);
     scale = (w64 * invstd64).contiguous();
-    shift = bias.defined() ? bias.detach().to(kFloat64).reshape({C}).contiguous() : zeros({C}, f64);
+    shift = b.defined() ? b.to(kFloat64).contiguous() : zeros({C}, f64);
+    if (running_mean.defined()) update_running(running_mean, running_var, mean64, var64, factor, m);
   }
   Tensor out = empty(input.sizes(), TensorOptions(input.dtype()).set_device(dev));
   batch_norm_apply_kernel().get(dev, "batch_norm")(out.view({N, C, S}), x3, mean64, scale, shift);
-  mean_out = mean64;
-  var_out = var64;
 
   if (autograd::needs_grad({&input, &weight, &bias})) {
     autograd::SavedTensor sx(input), sw(weight);
@@ -206,19 +240,16 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       factor = 1.0 / n;
     }
   }
+  if (batch_norm_stats_kernel().supports(input.device().type, -1, input.dtype())) {
+    return batch_norm_fused(input, weight, bias, running_mean, running_var, factor, eps);
+  }
   Tensor batch_mean, batch_var;
-  const bool fused = batch_norm_stats_kernel().supports(input.device().type, -1, input.dtype());
-  Tensor out = fused ? batch_norm_fused(input, weight, bias, eps, batch_mean, batch_var)
-                     : batch_norm_composed(input, weight, bias, eps, batch_mean, batch_var);
+  Tensor out = batch_norm_composed(input, weight, bias, eps, batch_mean, batch_var);
   // The output keeps the input's dtype (a float16 / bfloat16 input with float32 affine parameters, as under
   // autocast, would otherwise be promoted by the composed path's affine step).
   if (out.dtype() != input.dtype()) out = out.to(input.dtype());
   if (running_mean.defined()) {
-    NoGradGuard ng;
-    const double m = static_cast<double>(input.numel() / C);
-    Tensor rm = running_mean, rv = running_var;
-    rm.mul_(1 - factor).add_((batch_mean * factor).to(rm.dtype()));
-    rv.mul_(1 - factor).add_((batch_var * (factor * m / (m - 1))).to(rv.dtype()));
+    update_running(running_mean, running_var, batch_mean, batch_var, factor, static_cast<double>(input.numel() / C));
   }
   return out;
 }

@@ -123,12 +123,43 @@ void backward_cpu(const Tensor& dx, const Tensor& dy, const Tensor& x, const Ten
   });
 }
 
+void finalize_cpu(const Tensor& invstd, const Tensor& weight64, const Tensor& scale, const Tensor& shift,
+                  const Tensor& mean, const Tensor& var, const Tensor& weight, const Tensor& bias,
+                  const Tensor& running_mean, const Tensor& running_var, double eps, double factor, double var_factor) {
+  const int64_t C = mean.numel();
+  const double* pm = mean.data_ptr<double>();
+  const double* pv = var.data_ptr<double>();
+  double* pi = invstd.data_ptr<double>();
+  double* pw = weight64.data_ptr<double>();
+  double* ps = scale.data_ptr<double>();
+  double* pb = shift.data_ptr<double>();
+  const Dtype dt = weight.defined() ? weight.dtype() : bias.defined() ? bias.dtype()
+                 : running_mean.defined() ? running_mean.dtype() : kFloat32;
+  dispatch_float(dt, "batch_norm", [&](auto tag) {
+    using P = decltype(tag);
+    const P* w = weight.defined() ? static_cast<const P*>(weight.data_ptr()) : nullptr;
+    const P* b = bias.defined() ? static_cast<const P*>(bias.data_ptr()) : nullptr;
+    P* rm = running_mean.defined() ? static_cast<P*>(running_mean.data_ptr()) : nullptr;
+    P* rv = running_var.defined() ? static_cast<P*>(running_var.data_ptr()) : nullptr;
+    const P keep = static_cast<P>(1 - factor);
+    for (int64_t c = 0; c < C; ++c) {
+      pi[c] = 1.0 / std::sqrt(pv[c] + eps);
+      pw[c] = w ? static_cast<double>(w[c]) : 1.0;
+      ps[c] = pw[c] * pi[c];
+      pb[c] = b ? static_cast<double>(b[c]) : 0.0;
+      if (rm) rm[c] = rm[c] * keep + static_cast<P>(pm[c] * factor);
+      if (rv) rv[c] = rv[c] * keep + static_cast<P>(pv[c] * var_factor);
+    }
+  });
+}
+
 // The dtypes dispatch_float takes (batch_norm composes the others from ops).
 bool fused_dtype(int, Dtype d) { return d == kFloat32 || d == kFloat64; }
 
 }  // namespace
 
 ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_stats_kernel, CPU, stats_cpu, fused_dtype)
+ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_finalize_kernel, CPU, finalize_cpu, fused_dtype)
 ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_apply_kernel, CPU, apply_cpu, fused_dtype)
 ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_backward_kernel, CPU, backward_cpu, fused_dtype)
 

@@ -3,6 +3,8 @@
 // pass when a channel is long) and the elementwise normalisation / input gradient
 // (shaders/batch_norm_apply.comp). float32, float16, bfloat16 and float64 (the per-channel float64
 // arithmetic needs the device's shaderFloat64). Deterministic: every sum has a fixed order.
+#include <cstring>
+
 #include "backends/vulkan/launch.h"
 #include "kernels/batch_norm.h"
 #include "kernels/tensor_view.h"
@@ -86,8 +88,39 @@ void backward_vk(const Tensor& dx, const Tensor& dy, const Tensor& x, const Tens
   if (dx.defined()) apply_pass(op, true, dx, x, dy, {&mean, &invstd, &weight, &sum_dy, &sum_dy_xhat});
 }
 
+// One invocation per channel (shaders/batch_norm_finalize.comp); undefined optional operands are bound to
+// `mean` and left alone (the flags say which are defined).
+void finalize_vk(const Tensor& invstd, const Tensor& weight64, const Tensor& scale, const Tensor& shift,
+                 const Tensor& mean, const Tensor& var, const Tensor& weight, const Tensor& bias,
+                 const Tensor& running_mean, const Tensor& running_var, double eps, double factor, double var_factor) {
+  const int64_t C = mean.numel();
+  if (C == 0) return;
+  const Dtype dt = weight.defined() ? weight.dtype() : bias.defined() ? bias.dtype()
+                 : running_mean.defined() ? running_mean.dtype() : kFloat32;
+  auto or_mean = [&](const Tensor& t) { return t.defined() ? &t : &mean; };
+  const std::vector<const Tensor*> operands = {&invstd, &weight64, &scale, &shift, &mean, &var, or_mean(weight),
+                                               or_mean(bias), or_mean(running_mean), or_mean(running_var)};
+  struct Words { uint32_t lo, hi; };
+  auto words = [](double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, 8);
+    return Words{static_cast<uint32_t>(u), static_cast<uint32_t>(u >> 32)};
+  };
+  struct Push { uint32_t C, flags; Words eps, factor, var_factor; } push{
+      static_cast<uint32_t>(C),
+      (weight.defined() ? 1u : 0u) | (bias.defined() ? 2u : 0u) | (running_mean.defined() ? 4u : 0u), words(eps),
+      words(factor), words(var_factor)};
+  static_assert(sizeof(Push) == 32);
+  launch(context_of(mean), "batch_norm", "batch_norm_finalize_" + dtype_suffix(dt), {}, storage_offsets(operands),
+         operands, &push, sizeof(push), static_cast<uint32_t>((C + 63) / 64));
+}
+
+// Parameters and running statistics in float32 or float64 (others take the unfused ops).
+bool finalize_dtype(int, Dtype d) { return d == kFloat32 || d == kFloat64; }
+
 }  // namespace
 
+ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_finalize_kernel, Vulkan, finalize_vk, finalize_dtype)
 ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_stats_kernel, Vulkan, stats_vk, float_dtype)
 ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_apply_kernel, Vulkan, apply_vk, float_dtype)
 ADEPT_REGISTER_KERNEL_SUPPORTING(batch_norm_backward_kernel, Vulkan, backward_vk, float_dtype)
