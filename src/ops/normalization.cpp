@@ -96,13 +96,13 @@ void update_running(const Tensor& running_mean, const Tensor& running_var, const
   rv.mul_(1 - factor).add_((batch_var * (factor * m / (m - 1))).to(rv.dtype()));
 }
 
-// Whether batch_norm_finalize_kernel takes these per-channel operands: contiguous (C) vectors of one dtype
-// it supports (the undefined ones aside).
+// Whether batch_norm_finalize_kernel takes these per-channel operands: contiguous (C) vectors on the input's
+// device of one dtype it supports (the undefined ones aside; others take the ops, which raise on a mismatch).
 bool finalize_fused(const Device& dev, const std::vector<const Tensor*>& params) {
   std::optional<Dtype> dt;
   for (const Tensor* t : params) {
     if (!t->defined()) continue;
-    if (t->dim() != 1 || !t->is_contiguous() || (dt && *dt != t->dtype())) return false;
+    if (t->device() != dev || t->dim() != 1 || !t->is_contiguous() || (dt && *dt != t->dtype())) return false;
     dt = t->dtype();
   }
   return batch_norm_finalize_kernel().supports(dev.type, -1, dt.value_or(kFloat32));
