@@ -13,11 +13,7 @@ set -u
 DEST=${OUT:?set OUT to a results folder}
 VARIANTS=${VARIANTS:-.device/variants}
 OUT=$(mktemp -d)
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-mkdir -p /tmp/a && tar -xJf .device/bundle.tar.xz -C /tmp/a && export LD_LIBRARY_PATH=/tmp/a/lib
-T0=$SECONDS; log() { echo "[$((SECONDS - T0)) s] $*" >> "$OUT/log.txt"; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/gpu.txt"
+. bench/device_env.sh
 PRODUCTS='^(matmul|mm|bmm|addmm|linear)$'
 timeout 60 /tmp/a/bin/adept_vulkan_bench --gemm float16 "$OUT/builtin.json" > /dev/null 2>> "$OUT/log.txt"
 timeout 100 python3 bench/vulkan/torch_cuda_bench.py "$OUT/torch_gemm.json" > /dev/null 2>> "$OUT/log.txt"

@@ -12,11 +12,7 @@
 set -u
 DEST=${OUT:?set OUT to a results folder}
 OUT=$(mktemp -d)
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-mkdir -p /tmp/a && tar -xJf .device/bundle.tar.xz -C /tmp/a && export LD_LIBRARY_PATH=/tmp/a/lib
-T0=$SECONDS; log() { echo "[$((SECONDS - T0)) s] $*" >> "$OUT/log.txt"; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/gpu.txt"
+. bench/device_env.sh
 B=/tmp/a/bin/adept_bench_yolo
 for b in 16 32 64; do
   p=0; [[ $b == 16 ]] && p=3

@@ -70,11 +70,9 @@ void scan_blocked(const Tensor& out, const Tensor& in, int64_t dim, bool is_prod
   if (tail) scan_rows(narrow_view(out, dim, B * kBlock, tail), narrow_view(in, dim, B * kBlock, tail), dim, is_prod);
   // totals (rows..., B): the scan along B of the blocks' last values.
   Tensor last = select_view(blocked(out, dim, 0, B, kBlock), dim + 1, kBlock - 1);
-  Shape tsizes = last.sizes();
+  Tensor totals = kernel_buffer(last.sizes(), out.dtype(), out.device());
+  scan_rows(totals, last, dim, is_prod);
   const char* name = is_prod ? "cumprod" : "cumsum";
-  Tensor block_last = kernel_buffer(tsizes, out.dtype(), out.device()), totals = kernel_buffer(tsizes, out.dtype(), out.device());
-  copy_kernel().get(out.device(), name)(block_last, last);
-  scan_rows(totals, block_last, dim, is_prod);
   const BinaryOp op = is_prod ? BinaryOp::Mul : BinaryOp::Add;
   auto combine = [&](const Tensor& part, const Tensor& total) {  // part (.., k, L) op= total (.., k) over L
     Shape sizes = part.sizes(), strides = total.strides();
