@@ -54,6 +54,8 @@ std::vector<OptionSpec> make_specs() {
       {"name", K::String, "", "run folder name (default: the mode; a number is appended when it exists)"},
       {"exist_ok", K::Bool, "false", "reuse an existing run folder instead of numbering a new one"},
       {"verbose", K::Bool, "true", "print per-class results and progress"},
+      {"plots", K::Bool, "true", "save plots to the run folder (results, labels, batches, curves, confusion matrix)"},
+      {"tensorboard", K::Bool, "false", "train: also write TensorBoard event files to the run folder"},
       // Augmentation (training).
       {"hsv_h", K::Float, "0.015", "hue jitter (fraction)"},
       {"hsv_s", K::Float, "0.7", "saturation jitter (fraction)"},
