@@ -50,9 +50,17 @@ void register_subset_command(CLI::App& app) {
       "Write a class-balanced subset of a detection dataset (YOLO or COCO JSON) in YOLO format: images visited "
       "rarest class first, each taken when it brings a class below min_per_class closer to it or keeps every class "
       "it holds within max_per_class.");
-  cmd->add_option("--data", args->data, "dataset YAML or folder (YOLO or COCO JSON labels)")->required();
-  cmd->add_option("--out", args->out, "output folder (images/<split>, labels/<split>, data.yaml)")->required();
-  cmd->add_option("--split", args->split, "split to take the images from")->capture_default_str();
+  cmd->footer(
+      "Examples (options as key=value or --key value):\n"
+      "  adept subset data=coco128.yaml out=coco128-balanced max_per_class=20 min_per_class=2\n"
+      "  adept subset --data path/to/coco --split val --out val-subset --max_per_class 100 --copy\n");
+  cmd->add_option("--data", args->data, "dataset YAML or folder (YOLO or COCO JSON labels)")
+      ->type_name("PATH")
+      ->required();
+  cmd->add_option("--out", args->out, "output folder (images/<split>, labels/<split>, data.yaml)")
+      ->type_name("DIR")
+      ->required();
+  cmd->add_option("--split", args->split, "split to take the images from")->type_name("SPLIT")->capture_default_str();
   cmd->add_option("--max_per_class,--max-per-class", args->options.max_per_class,
                   "cap on the instances of each class (-1: no cap)")
       ->capture_default_str();

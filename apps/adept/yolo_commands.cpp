@@ -1,6 +1,9 @@
-// `adept train | val | predict | summary`: YOLO11 from the command line. Every option of the
-// engine's table (include/adept/models/yolo/config.h) is registered on each subcommand, so
-// `--epochs 3`, `--epochs=3` and Ultralytics' `epochs=3` all work and `--help` lists them.
+// `adept train | val | predict | summary`: YOLO11 from the command line. Each subcommand lists and
+// accepts the options of the engine's table (include/adept/models/yolo/config.h) that apply to
+// it, so `--epochs 3`, `--epochs=3` and Ultralytics' `epochs=3` all work on train, `--help` shows
+// each option's type and default, and an option of another mode (`adept predict epochs=3`) stops
+// the command naming the subcommands it belongs to.
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -24,18 +27,39 @@ using models::yolo::OptionSpec;
 
 // The values given on the command line, by key. A bool option takes an optional value, so
 // `--exist_ok`, `--exist_ok true`, `exist_ok=True` and Ultralytics' bare `exist_ok` (rewritten to
-// `--exist_ok` by main) all set it. A repeated option keeps its last value. Arguments CLI11 does
-// not know (a mistyped key, a bare word) reach Config::set, whose error names the closest option.
+// `--exist_ok` by main) all set it. A repeated option keeps its last value. Options of other modes
+// are registered hidden, so their error names the mode they belong to. Arguments CLI11 does not
+// know (a mistyped key, a bare word) get an error naming the closest option of this mode.
 struct GivenOptions {
+  std::string mode;
+  unsigned mode_bit = 0;
   std::map<std::string, std::string> text;
   std::map<std::string, CLI::Option*> options;
+
+  // The OptionSpec of `key` when it applies to this mode; ValueError otherwise.
+  const OptionSpec& spec(const std::string& key) const {
+    const auto& specs = models::yolo::option_specs();
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
+    if (it == specs.end()) {
+      const std::string near = models::yolo::closest_option(key, mode_bit);
+      ADEPT_CHECK(near.empty(), ValueError, "YOLO option '{}' is not a valid option; did you mean '{}'?", key, near);
+      throw ValueError(fmt::format("YOLO option '{}' is not a valid option (`adept {} --help` lists them)", key, mode));
+    }
+    std::string owners = models::yolo::mode_names(it->modes);  // "train, val" -> "`adept train`, `adept val`"
+    for (size_t at = owners.find(", "); at != std::string::npos; at = owners.find(", ", at + 10))
+      owners.replace(at, 2, "`, `adept ");
+    ADEPT_CHECK(it->modes & mode_bit, ValueError,
+                "YOLO option '{}' belongs to `adept {}`, not to `adept {}` (`adept {} --help` lists its options)",
+                key, owners, mode, mode);
+    return *it;
+  }
 
   Config config(const std::vector<std::string>& extras) const {
     Config c;
     for (const auto& [key, opt] : options) {
       if (opt->count() == 0) continue;
       const std::string& v = text.at(key);
-      c.set(key, v.empty() && c.spec(key).kind == OptionSpec::Kind::Bool ? "true" : v);
+      c.set(key, v.empty() && spec(key).kind == OptionSpec::Kind::Bool ? "true" : v);
     }
     for (const std::string& arg : extras) {
       std::string a = arg;
@@ -43,30 +67,44 @@ struct GivenOptions {
       const size_t eq = a.find('=');
       if (eq != std::string::npos) {
         const std::string key = a.substr(0, eq);
+        spec(key);
         ADEPT_CHECK(eq + 1 < a.size(), ValueError, "YOLO option '{}' is missing its value ({}=<value>)", key, key);
         c.set(key, a.substr(eq + 1));
         continue;
       }
       ADEPT_CHECK(!a.empty() && a.find_first_of("/.\\ ") == std::string::npos, ValueError,
                   "unexpected argument '{}': options are key=value or --key value", arg);
-      c.spec(a);  // an unknown word: the error names the closest option
+      spec(a);  // an unknown word: the error names the closest option
       throw ValueError(fmt::format("YOLO option '{}' needs a value: {}=<value> or --{} <value>", a, a, a));
     }
     return c;
   }
 };
 
-CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, const std::string& description,
-                              std::function<void(const Config&)> run) {
+// How --help names an option's value.
+std::string type_name(const OptionSpec& s) {
+  switch (s.kind) {
+    case OptionSpec::Kind::Int: return "INT";
+    case OptionSpec::Kind::Float: return "FLOAT";
+    case OptionSpec::Kind::Bool: return "BOOL";
+    case OptionSpec::Kind::String: return s.value_name.empty() ? "STRING" : s.value_name;
+  }
+  return "";
+}
+
+CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, unsigned mode_bit, const std::string& description,
+                              const std::string& examples, std::function<void(const Config&)> run) {
   auto given = std::make_shared<GivenOptions>();
+  given->mode = name;
+  given->mode_bit = mode_bit;
   CLI::App* cmd = app.add_subcommand(name, description);
   cmd->allow_extras();
+  cmd->footer("Examples (options as key=value or --key value):\n" + examples);
   for (const OptionSpec& s : models::yolo::option_specs()) {
-    const std::string flag = "--" + s.key;
-    const std::string help = s.default_value.empty() ? s.help : fmt::format("{} (default: {})", s.help, s.default_value);
-    CLI::Option* opt = given->options[s.key] = cmd->add_option(flag, given->text[s.key], help);
-    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    CLI::Option* opt = given->options[s.key] = cmd->add_option("--" + s.key, given->text[s.key], s.help);
+    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->type_name(type_name(s))->default_str(s.default_value);
     if (s.kind == OptionSpec::Kind::Bool) opt->expected(0, 1);
+    opt->group((s.modes & mode_bit) ? "Options" : "");  // "": hidden, an option of another mode
   }
   cmd->callback([given, run, cmd] { run(given->config(cmd->remaining())); });
   return cmd;
@@ -81,9 +119,14 @@ bool is_yolo_flag(const std::string& word) {
 }
 
 void register_yolo_commands(CLI::App& app) {
-  add_yolo_subcommand(app, "train",
+  using OS = OptionSpec;
+  add_yolo_subcommand(app, "train", OS::kTrain,
                       "Train YOLO11 (default: yolo11n on the built-in synthetic shapes dataset; data=<yaml or folder> "
-                      "for your own). Ctrl-C saves a checkpoint; resume=True continues.",
+                      "for your own). Ctrl-C saves a checkpoint; resume=True continues. Without data=, training uses "
+                      "the built-in data's own defaults (imgsz=96 epochs=25 batch=16 nbs=16 optimizer=AdamW lr0=0.002 "
+                      "cos_lr=True cls=1.0 close_mosaic=3 ...) where the list below shows Ultralytics'.",
+                      "  adept train epochs=5 name=shapes5           # the built-in shapes data, 5 epochs\n"
+                      "  adept train data=coco128.yaml imgsz=320 epochs=30 batch=16 workers=2 --device vulkan\n",
                       [](const Config& c) {
                         const models::yolo::TrainResult r = models::yolo::train(c);
                         fmt::print("results: {}\nweights: {}{}\n", r.save_dir, r.last,
@@ -91,19 +134,30 @@ void register_yolo_commands(CLI::App& app) {
                         // Interrupted (Ctrl-C): exit 130 as a shell does for SIGINT, so `train && predict` stops.
                         if (r.interrupted) throw CLI::RuntimeError(130);
                       });
-  add_yolo_subcommand(app, "val", "Validate a YOLO11 checkpoint (COCO-style mAP50 and mAP50-95, per-class table).",
+  add_yolo_subcommand(app, "val", OS::kVal,
+                      "Validate a YOLO11 checkpoint (COCO-style mAP50 and mAP50-95, per-class table) on the data it "
+                      "was trained on, or data=.",
+                      "  adept val model=runs/detect/quickstart/weights/best.safetensors\n"
+                      "  adept val model=best.safetensors data=coco128.yaml imgsz=320 batch=8 conf=0.01\n",
                       [](const Config& c) {
                         const models::yolo::ValidationResult r = models::yolo::val(c);
                         fmt::print("mAP50 {:.4f} mAP50-95 {:.4f}\n", r.metrics.map50, r.metrics.map50_95);
+                        if (!r.save_dir.empty()) fmt::print("plots in {}\n", r.save_dir);
                       });
-  add_yolo_subcommand(app, "predict",
-                      "Detect objects in images (source=<image, folder, .txt list or comma-separated paths>); writes "
-                      "annotated images and predictions.json (labels/*.txt with save_txt=True).",
+  add_yolo_subcommand(app, "predict", OS::kPredict,
+                      "Detect objects in images (source=<image, folder, .txt list or comma-separated paths>; default: "
+                      "validation images of the built-in data); writes annotated images and predictions.json "
+                      "(labels/*.txt with save_txt=True).",
+                      "  adept predict model=runs/detect/quickstart/weights/best.safetensors\n"
+                      "  adept predict model=best.safetensors source=path/to/images conf=0.4 save_txt=True\n",
                       [](const Config& c) {
                         const models::yolo::PredictRun r = models::yolo::predict(c);
                         fmt::print("{} images; results in {}\n", r.predictions.size(), r.save_dir);
                       });
-  add_yolo_subcommand(app, "summary", "Print the layers, parameters and GFLOPs of a YOLO11 model at imgsz.",
+  add_yolo_subcommand(app, "summary", OS::kSummary,
+                      "Print the layers, parameters and GFLOPs of a YOLO11 model at imgsz.",
+                      "  adept summary model=yolo11s imgsz=640\n"
+                      "  adept summary model=runs/detect/quickstart/weights/best.safetensors\n",
                       [](const Config& c) {
                         models::yolo::LoadedModel m = models::yolo::load_model(c.str("model"));
                         fmt::print("{}", models::yolo::summary(*m.model, c.integer("imgsz")).table());

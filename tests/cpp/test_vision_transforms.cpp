@@ -18,6 +18,7 @@
 
 #include "adept/adept.h"
 #include "adept/vision/transforms.h"
+#include "vision_test_util.h"
 
 namespace {
 
@@ -833,8 +834,9 @@ TEST_F(VisionImread, TruncatedJpeg) {
 }
 
 TEST_F(VisionImread, RealCocoImage) {
-  const fs::path images = fs::path(ADEPT_SOURCE_DIR) / "../shared/data/coco128/images";
-  if (!fs::is_directory(images)) GTEST_SKIP() << "no " << images;
+  const fs::path coco = adept::vision::testing::coco128_source();
+  if (coco.empty()) GTEST_SKIP() << "coco128 is not available ($ADEPT_COCO128 or ../shared/data)";
+  const fs::path images = coco / "images";
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(images))
     if (e.path().extension() == ".jpg") files.push_back(e.path());

@@ -56,9 +56,11 @@ inline void write_bmp(const fs::path& p, int w, int h, uint32_t seed = 0) {
   write_file(p, b);
 }
 
-/// ../shared/data/coco128 (absolute), or "" when the shared data is not there.
+/// The coco128 folder (images/, labels/, classes.txt): $ADEPT_COCO128 when set, else
+/// ../shared/data/coco128; absolute, or "" when it is not there.
 inline fs::path coco128_source() {
-  const fs::path p = fs::path(ADEPT_SOURCE_DIR) / "../shared/data/coco128";
+  const char* env = std::getenv("ADEPT_COCO128");
+  const fs::path p = env && *env ? fs::path(env) : fs::path(ADEPT_SOURCE_DIR) / "../shared/data/coco128";
   std::error_code ec;
   return fs::is_directory(p / "images", ec) ? fs::canonical(p) : fs::path();
 }
@@ -93,5 +95,5 @@ struct ScopedEnv {
 #define ADEPT_SKIP_WITHOUT_COCO128()                                                   \
   do {                                                                                 \
     if (::adept::vision::testing::coco128_source().empty())                            \
-      GTEST_SKIP() << "../shared/data/coco128 is not available";                       \
+      GTEST_SKIP() << "coco128 is not available ($ADEPT_COCO128 or ../shared/data)";   \
   } while (0)

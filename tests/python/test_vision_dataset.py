@@ -1,7 +1,8 @@
 """adept.vision: DetectionDataset, detection_collate, load_dataset_config and to_float_image.
 
-Values are checked against the label files read with NumPy; coco128 (../shared/data/coco128) is
-used through symlinks in a temporary folder so the label cache never lands in the shared data.
+Values are checked against the label files read with NumPy; coco128 ($ADEPT_COCO128, default
+../shared/data/coco128: images/, labels/, classes.txt) is used through symlinks in a temporary folder
+so the label cache never lands in the shared data.
 """
 import json
 import os
@@ -14,7 +15,7 @@ import pytest
 import adept
 import adept.vision as V
 
-COCO128 = Path(__file__).resolve().parents[3] / "shared" / "data" / "coco128"
+COCO128 = Path(os.environ.get("ADEPT_COCO128") or Path(__file__).resolve().parents[3] / "shared" / "data" / "coco128")
 
 
 def write_bmp(path, w, h, seed=0):
@@ -35,7 +36,7 @@ def write(path, text):
 @pytest.fixture(scope="module")
 def coco128(tmp_path_factory):
     if not (COCO128 / "images").is_dir():
-        pytest.skip("../shared/data/coco128 is not available")
+        pytest.skip(f"coco128 is not available at {COCO128} (set ADEPT_COCO128)")
     root = tmp_path_factory.mktemp("data") / "coco128"
     root.mkdir()
     for name in ("images", "labels", "classes.txt"):

@@ -15,8 +15,6 @@ namespace adept::models::yolo {
 
 namespace {
 
-constexpr int kRecallPoints = 101;
-constexpr int kConfPoints = 1000;
 constexpr double kEps = 2.220446049250313e-16;  // numpy.spacing(1)
 
 struct Row {
@@ -47,8 +45,10 @@ double iou(const Row& a, const Row& b) {
   return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
 }
 
-// AP (mean of the 101 recall-point samples) and the final recall of one class at one threshold.
-std::pair<double, double> average_precision(const std::vector<char>& tp, int64_t n_gt) {
+// AP (mean of the 101 recall-point samples) and the final recall of one class at one threshold;
+// `samples` (optional) receives the 101 samples of the precision envelope.
+std::pair<double, double> average_precision(const std::vector<char>& tp, int64_t n_gt,
+                                            std::array<double, kRecallPoints>* samples = nullptr) {
   const size_t nd = tp.size();
   std::vector<double> rc(nd), pr(nd);
   double tps = 0, fps = 0;
@@ -62,7 +62,9 @@ std::pair<double, double> average_precision(const std::vector<char>& tp, int64_t
   for (int r = 0; r < kRecallPoints; ++r) {
     const double thr = r == kRecallPoints - 1 ? 1.0 : r * (1.0 / (kRecallPoints - 1));
     const size_t idx = std::lower_bound(rc.begin(), rc.end(), thr) - rc.begin();
-    if (idx < nd) sum += pr[idx];
+    const double v = idx < nd ? pr[idx] : 0.0;
+    sum += v;
+    if (samples) (*samples)[r] = v;
   }
   return {sum / kRecallPoints, nd ? rc[nd - 1] : 0.0};
 }
@@ -147,7 +149,9 @@ DetectionResults DetectionMetrics::compute() const {
     std::vector<char> tp(dets.size());
     for (int t = 0; t < kNumIouThresholds; ++t) {
       for (size_t i = 0; i < dets.size(); ++i) tp[i] = (dets[i].matched >> t) & 1;
-      std::tie(ap[t], rec[t]) = average_precision(tp, cd.n_gt);
+      std::array<double, kRecallPoints> samples{};
+      std::tie(ap[t], rec[t]) = average_precision(tp, cd.n_gt, t == 0 ? &samples : nullptr);
+      if (t == 0) r.pr_curve.push_back(samples);
     }
     r.classes.push_back(cls);
     r.n_images.push_back(cd.n_images);
@@ -199,6 +203,11 @@ DetectionResults DetectionMetrics::compute() const {
       r.best_conf = conf;
     }
   }
+  r.p_curve.assign(k, std::vector<double>(kConfPoints));
+  r.r_curve.assign(k, std::vector<double>(kConfPoints));
+  for (size_t c = 0; c < k; ++c)
+    for (int j = 0; j < kConfPoints; ++j)
+      std::tie(r.p_curve[c][j], r.r_curve[c][j]) = pr_at(c, static_cast<double>(j) / kConfPoints);
   for (size_t c = 0; c < k; ++c) {
     const auto [p, rc] = pr_at(c, r.best_conf);
     r.precision.push_back(p);

@@ -12,14 +12,25 @@ namespace adept::models::yolo {
 /// One option of the table.
 struct OptionSpec {
   enum class Kind { Int, Float, Bool, String };
+  /// The modes (`adept` subcommands) an option applies to, as bits of `modes`.
+  enum Mode : unsigned { kTrain = 1u, kVal = 2u, kPredict = 4u, kSummary = 8u, kAllModes = 15u };
   std::string key;            ///< Ultralytics' name (`epochs`, `imgsz`, `lr0` ...)
   Kind kind;
   std::string default_value;  ///< "" for a string option means "not given" (e.g. `data`, `resume`)
   std::string help;
+  unsigned modes = kAllModes;  ///< the modes that read it; `adept <mode>` lists and accepts only its own
+  std::string value_name;      ///< a string option's value in --help (PATH, DEVICE ...); "" for the kind's
 };
 
 /// Every option, in the order `adept <mode> --help` lists them.
 const std::vector<OptionSpec>& option_specs();
+
+/// The mode names of `modes` bits, in table order joined by ", " ("train, val").
+std::string mode_names(unsigned modes);
+
+/// The option of `modes` whose name is a near miss of `key` (a typo: edit distance at most a third
+/// of its length, at least 1), or "" when none is close.
+std::string closest_option(const std::string& key, unsigned modes = OptionSpec::kAllModes);
 
 /// A set of option values: the defaults of option_specs() overridden by what the user gave.
 /// Values are kept as strings (as typed on a command line) and checked against the option's kind

@@ -13,6 +13,10 @@ namespace adept::models::yolo {
 
 /// The 10 IoU thresholds 0.50:0.05:0.95 (as numpy.linspace(0.5, 0.95, 10) computes them).
 inline constexpr int kNumIouThresholds = 10;
+/// The 101 recall points 0:0.01:1 at which COCO samples the precision envelope.
+inline constexpr int kRecallPoints = 101;
+/// The confidence grid j / 1000, j = 0..999, of the P, R and F1 curves and of best_conf.
+inline constexpr int kConfPoints = 1000;
 std::array<double, kNumIouThresholds> coco_iou_thresholds();
 
 /// What DetectionMetrics::compute returns. Per-class vectors are indexed like `classes`.
@@ -24,6 +28,11 @@ struct DetectionResults {
   std::vector<std::array<double, kNumIouThresholds>> ap;         ///< per class, per IoU threshold
   std::vector<std::array<double, kNumIouThresholds>> max_recall;  ///< per class: recall at the lowest score
   std::vector<double> precision, recall;  ///< per class at IoU 0.5 and confidence >= best_conf
+  /// Per class at IoU 0.5: the precision envelope at the kRecallPoints recall points (AP50 is its mean).
+  std::vector<std::array<double, kRecallPoints>> pr_curve;
+  /// Per class at IoU 0.5: precision and recall counting detections with score >= j / kConfPoints
+  /// (kConfPoints values each; F1 = 2PR / (P + R)).
+  std::vector<std::vector<double>> p_curve, r_curve;
   double map50 = 0, map75 = 0, map50_95 = 0;  ///< means over `classes` (0 when there is none)
   double mp = 0, mr = 0;   ///< mean precision and recall at best_conf
   double best_conf = 0;    ///< the confidence (of 1000 in [0, 1)) maximising the mean F1 at IoU 0.5

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -14,73 +15,81 @@ namespace adept::models::yolo {
 namespace {
 
 using K = OptionSpec::Kind;
+// The modes of each row: train, val, predict, summary.
+constexpr unsigned T = OptionSpec::kTrain, V = OptionSpec::kVal, P = OptionSpec::kPredict, S = OptionSpec::kSummary;
 
 std::vector<OptionSpec> make_specs() {
   return {
       // What to run on.
-      {"model", K::String, "yolo11n", "model: a scale name (yolo11n/s/m/l/x) or a checkpoint (.safetensors)"},
-      {"data", K::String, "", "dataset YAML or folder; empty or 'shapes': the built-in synthetic shapes dataset"},
-      {"source", K::String, "", "predict: an image, a folder, a .txt list of images, or comma-separated paths"},
-      {"device", K::String, "cpu", "device to run on: cpu or vulkan"},
-      {"imgsz", K::Int, "640", "input image size (pixels, a multiple of 32)"},
-      {"batch", K::Int, "16", "images per batch"},
-      {"workers", K::Int, "8", "data-loader worker processes (at most the number of CPUs)"},
+      {"model", K::String, "yolo11n",
+       "model: a scale name (yolo11n/s/m/l/x) or a checkpoint (.safetensors)", T | V | P | S, "SCALE|PATH"},
+      {"data", K::String, "",
+       "dataset YAML or folder; empty or 'shapes': the built-in synthetic shapes dataset", T | V, "PATH"},
+      {"source", K::String, "",
+       "predict: an image, a folder, a .txt list of images, or comma-separated paths", P, "PATH"},
+      {"device", K::String, "cpu", "device to run on: cpu or vulkan", T | V | P, "DEVICE"},
+      {"imgsz", K::Int, "640", "input image size (pixels, a multiple of 32)", T | V | P | S},
+      {"batch", K::Int, "16", "images per batch", T | V},
+      {"workers", K::Int, "8", "data-loader worker processes (at most the number of CPUs)", T | V},
       // Training.
-      {"epochs", K::Int, "100", "epochs to train"},
-      {"patience", K::Int, "100", "stop after this many epochs without a better fitness (0: never)"},
-      {"optimizer", K::String, "auto", "optimizer: auto, SGD, AdamW or Adam"},
-      {"lr0", K::Float, "0.01", "initial learning rate"},
-      {"lrf", K::Float, "0.01", "final learning rate as a fraction of lr0"},
-      {"momentum", K::Float, "0.937", "SGD momentum / Adam beta1"},
-      {"weight_decay", K::Float, "0.0005", "weight decay of the conv and linear weights"},
-      {"warmup_epochs", K::Float, "3.0", "warmup length in epochs (at least 100 iterations)"},
-      {"warmup_min_iters", K::Int, "100", "the warmup lasts at least this many iterations (Ultralytics: 100)"},
-      {"warmup_momentum", K::Float, "0.8", "momentum at the start of the warmup"},
-      {"warmup_bias_lr", K::Float, "0.1", "bias learning rate at the start of the warmup"},
-      {"cos_lr", K::Bool, "false", "cosine learning-rate schedule instead of linear"},
-      {"nbs", K::Int, "64", "nominal batch size: gradients are accumulated over about nbs images"},
-      {"close_mosaic", K::Int, "10", "turn mosaic off for the last this many epochs"},
-      {"box", K::Float, "7.5", "box (CIoU) loss gain"},
-      {"cls", K::Float, "0.5", "class (BCE) loss gain"},
-      {"dfl", K::Float, "1.5", "distribution focal loss gain"},
-      {"class_weights", K::String, "", "comma-separated per-class weights of the class loss (nc values)"},
-      {"fraction", K::Float, "1.0", "train on this fraction of the train split (its first images)"},
-      {"seed", K::Int, "0", "random seed (model initialisation, data order, augmentation)"},
-      {"val", K::Bool, "true", "validate after every epoch"},
-      {"save_period", K::Int, "-1", "also save a checkpoint every this many epochs (-1: off)"},
-      {"resume", K::String, "", "resume training: true (the latest last.safetensors) or a checkpoint path"},
-      {"amp", K::Bool, "true", "mixed precision on the GPU: float16 autocast, loss scaling (CPU: float32)"},
-      {"project", K::String, "runs/detect", "folder of the runs"},
-      {"name", K::String, "", "run folder name (default: the mode; a number is appended when it exists)"},
-      {"exist_ok", K::Bool, "false", "reuse an existing run folder instead of numbering a new one"},
-      {"verbose", K::Bool, "true", "print per-class results and progress"},
-      {"plots", K::Bool, "true", "save plots to the run folder (results, labels, batches, curves, confusion matrix)"},
-      {"tensorboard", K::Bool, "false", "train: also write TensorBoard event files to the run folder"},
+      {"epochs", K::Int, "100", "epochs to train", T},
+      {"patience", K::Int, "100", "stop after this many epochs without a better fitness (0: never)", T},
+      {"optimizer", K::String, "auto", "optimizer: auto, SGD, AdamW or Adam", T, "NAME"},
+      {"lr0", K::Float, "0.01", "initial learning rate", T},
+      {"lrf", K::Float, "0.01", "final learning rate as a fraction of lr0", T},
+      {"momentum", K::Float, "0.937", "SGD momentum / Adam beta1", T},
+      {"weight_decay", K::Float, "0.0005", "weight decay of the conv and linear weights", T},
+      {"warmup_epochs", K::Float, "3.0", "warmup length in epochs (at least 100 iterations)", T},
+      {"warmup_min_iters", K::Int, "100", "the warmup lasts at least this many iterations (Ultralytics: 100)", T},
+      {"warmup_momentum", K::Float, "0.8", "momentum at the start of the warmup", T},
+      {"warmup_bias_lr", K::Float, "0.1", "bias learning rate at the start of the warmup", T},
+      {"cos_lr", K::Bool, "false", "cosine learning-rate schedule instead of linear", T},
+      {"nbs", K::Int, "64", "nominal batch size: gradients are accumulated over about nbs images", T},
+      {"close_mosaic", K::Int, "10", "turn mosaic off for the last this many epochs", T},
+      {"box", K::Float, "7.5", "box (CIoU) loss gain", T},
+      {"cls", K::Float, "0.5", "class (BCE) loss gain", T},
+      {"dfl", K::Float, "1.5", "distribution focal loss gain", T},
+      {"class_weights", K::String, "", "comma-separated per-class weights of the class loss (nc values)", T, "FLOATS"},
+      {"fraction", K::Float, "1.0", "train on this fraction of the train split (its first images)", T},
+      {"seed", K::Int, "0", "random seed (model initialisation, data order, augmentation)", T | V},
+      {"val", K::Bool, "true", "validate after every epoch", T},
+      {"save_period", K::Int, "-1", "also save a checkpoint every this many epochs (-1: off)", T},
+      {"resume", K::String, "",
+       "resume training: true (the latest last.safetensors) or a checkpoint path", T, "BOOL|PATH"},
+      {"amp", K::Bool, "true", "mixed precision on the GPU: float16 autocast, loss scaling (CPU: float32)", T},
+      {"project", K::String, "runs/detect", "folder of the runs", T | V | P, "DIR"},
+      {"name", K::String, "",
+       "run folder name (default: the mode; a number is appended when it exists)", T | V | P, "NAME"},
+      {"exist_ok", K::Bool, "false", "reuse an existing run folder instead of numbering a new one", T | V | P},
+      {"verbose", K::Bool, "true", "print per-class results and progress", T | V | P},
+      {"plots", K::Bool, "true",
+       "save plots to the run folder (results, labels, batches, curves, confusion matrix)", T | V},
+      {"tensorboard", K::Bool, "false", "train: also write TensorBoard event files to the run folder", T},
       // Augmentation (training).
-      {"hsv_h", K::Float, "0.015", "hue jitter (fraction)"},
-      {"hsv_s", K::Float, "0.7", "saturation jitter (fraction)"},
-      {"hsv_v", K::Float, "0.4", "value jitter (fraction)"},
-      {"degrees", K::Float, "0.0", "rotation range (+/- degrees)"},
-      {"translate", K::Float, "0.1", "translation range (fraction of the image size)"},
-      {"scale", K::Float, "0.5", "scale range (gain 1 +/- scale)"},
-      {"shear", K::Float, "0.0", "shear range (+/- degrees)"},
-      {"perspective", K::Float, "0.0", "perspective range (0 to 0.001)"},
-      {"flipud", K::Float, "0.0", "probability of an up-down flip"},
-      {"fliplr", K::Float, "0.5", "probability of a left-right flip"},
-      {"mosaic", K::Float, "1.0", "probability of a 4-image mosaic"},
+      {"hsv_h", K::Float, "0.015", "hue jitter (fraction)", T},
+      {"hsv_s", K::Float, "0.7", "saturation jitter (fraction)", T},
+      {"hsv_v", K::Float, "0.4", "value jitter (fraction)", T},
+      {"degrees", K::Float, "0.0", "rotation range (+/- degrees)", T},
+      {"translate", K::Float, "0.1", "translation range (fraction of the image size)", T},
+      {"scale", K::Float, "0.5", "scale range (gain 1 +/- scale)", T},
+      {"shear", K::Float, "0.0", "shear range (+/- degrees)", T},
+      {"perspective", K::Float, "0.0", "perspective range (0 to 0.001)", T},
+      {"flipud", K::Float, "0.0", "probability of an up-down flip", T},
+      {"fliplr", K::Float, "0.5", "probability of a left-right flip", T},
+      {"mosaic", K::Float, "1.0", "probability of a 4-image mosaic", T},
       // Validation and prediction.
-      {"split", K::String, "val", "val: the dataset split to evaluate"},
-      {"conf", K::Float, "", "confidence threshold (default 0.001 for val, 0.25 for predict)"},
-      {"iou", K::Float, "0.7", "NMS IoU threshold"},
-      {"max_det", K::Int, "300", "at most this many detections per image"},
-      {"classes", K::String, "", "keep only these comma-separated class indices"},
-      {"agnostic_nms", K::Bool, "false", "class-agnostic NMS"},
-      {"save", K::Bool, "true", "predict: save images with the boxes drawn"},
-      {"save_txt", K::Bool, "false", "predict: save labels/<image>.txt (class cx cy w h, normalised)"},
-      {"save_conf", K::Bool, "false", "predict: append the confidence to each save_txt line"},
-      {"line_width", K::Int, "0", "predict: box line width in pixels (0: from the image size)"},
-      {"show_labels", K::Bool, "true", "predict: draw class names"},
-      {"show_conf", K::Bool, "true", "predict: draw confidences"},
+      {"split", K::String, "val", "val: the dataset split to evaluate", V, "SPLIT"},
+      {"conf", K::Float, "", "confidence threshold (default 0.001 for val, 0.25 for predict)", T | V | P},
+      {"iou", K::Float, "0.7", "NMS IoU threshold", T | V | P},
+      {"max_det", K::Int, "300", "at most this many detections per image", T | V | P},
+      {"classes", K::String, "", "keep only these comma-separated class indices", P, "INTS"},
+      {"agnostic_nms", K::Bool, "false", "class-agnostic NMS", T | V | P},
+      {"save", K::Bool, "true", "predict: save images with the boxes drawn", P},
+      {"save_txt", K::Bool, "false", "predict: save labels/<image>.txt (class cx cy w h, normalised)", P},
+      {"save_conf", K::Bool, "false", "predict: append the confidence to each save_txt line", P},
+      {"line_width", K::Int, "0", "predict: box line width in pixels (0: from the image size)", P},
+      {"show_labels", K::Bool, "true", "predict: draw class names", P},
+      {"show_conf", K::Bool, "true", "predict: draw confidences", P},
   };
 }
 
@@ -139,6 +148,22 @@ const std::vector<OptionSpec>& option_specs() {
   return specs;
 }
 
+std::string mode_names(unsigned modes) {
+  std::string out;
+  for (const auto& [bit, name] : {std::pair{T, "train"}, {V, "val"}, {P, "predict"}, {S, "summary"}})
+    if (modes & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
+std::string closest_option(const std::string& key, unsigned modes) {
+  const OptionSpec* best = nullptr;
+  for (const OptionSpec& s : option_specs())
+    if ((s.modes & modes) && (!best || edit_distance(s.key, key) < edit_distance(best->key, key))) best = &s;
+  // Suggest only a near miss (a typo), not the least distant of unrelated names.
+  if (!best || edit_distance(best->key, key) > std::max<size_t>(1, key.size() / 3)) return "";
+  return best->key;
+}
+
 Config::Config() {
   for (const OptionSpec& s : option_specs()) values_[s.key] = s.default_value;
 }
@@ -147,15 +172,12 @@ const OptionSpec& Config::spec(const std::string& key) const {
   const auto& specs = option_specs();
   auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
   if (it != specs.end()) return *it;
-  const OptionSpec* best = &specs.front();
-  for (const OptionSpec& s : specs)
-    if (edit_distance(s.key, key) < edit_distance(best->key, key)) best = &s;
-  // Suggest only a near miss (a typo), not the least distant of unrelated names.
-  const size_t d = edit_distance(best->key, key);
-  ADEPT_CHECK(d > std::max<size_t>(1, key.size() / 3), ValueError,
-              "YOLO option '{}' is not a valid option; did you mean '{}'?", key, best->key);
-  ADEPT_CHECK(false, ValueError, "YOLO option '{}' is not a valid option (option_specs() lists them)", key);
-  return *best;
+  const std::string near = closest_option(key);
+  ADEPT_CHECK(near.empty(), ValueError, "YOLO option '{}' is not a valid option; did you mean '{}'?", key, near);
+  ADEPT_CHECK(false, ValueError,
+              "YOLO option '{}' is not a valid option (`adept train --help` and `adept predict --help` list them)",
+              key);
+  return specs.front();
 }
 
 void Config::set(const std::string& key, const std::string& value) {

@@ -27,6 +27,7 @@
 #include "adept/vulkan.h"
 #endif
 #include "models/yolo/engine/csv_log.h"
+#include "models/yolo/engine/plots.h"
 #include "models/yolo/engine/progress.h"
 #include "models/yolo/engine/setup.h"
 #include "models/yolo/engine/train_schedule.h"
@@ -40,6 +41,7 @@ using detail::CsvLog;
 
 constexpr int64_t kMaxNonfiniteStreak = 10;
 constexpr double kMaxGradNorm = 10.0;
+constexpr int64_t kPlottedTrainBatches = 3;  // train_batch0..2.jpg, as Ultralytics
 
 // ---- Ctrl-C and SIGTERM (kill, timeout, a batch scheduler's cancel, a closed terminal's group):
 // the first one asks the loop to stop at the next batch boundary and save; the handler then
@@ -492,6 +494,21 @@ TrainResult Trainer::run() {
                                "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
   const int64_t close_at = epochs_ - config_.integer("close_mosaic");
   const int64_t patience = config_.integer("patience");
+  const bool plots = config_.flag("plots");
+  const fs::path dir(save_dir_);
+  if (plots && !ckpt_)
+    detail::try_plot("labels.jpg", [&] { detail::plot_labels(train_set_->labels(), data_.names, (dir / "labels.jpg").string()); });
+  // Validation of the EMA weights; the plots of the last one go to the run folder.
+  auto validate_ema = [&](bool with_plots) {
+    ema_->copy_to(*ema_model_);
+    detail::Progress vbar("  val", val_loader_->size());
+    const ValidationPlots where{save_dir_, data_.names};
+    ValidationResult v = validate(*ema_model_, *val_loader_, nms_, loss_.get(),
+                                  [&](int64_t d, int64_t) { vbar.update(d, ""); }, with_plots ? &where : nullptr);
+    vbar.finish(fmt::format("P {:.3f} R {:.3f} mAP50 {:.3f} mAP50-95 {:.3f}", v.metrics.mp, v.metrics.mr,
+                            v.metrics.map50, v.metrics.map50_95));
+    return v;
+  };
 
   for (int64_t epoch = start_epoch; epoch < epochs_; ++epoch) {
     const auto epoch_t0 = std::chrono::steady_clock::now();
@@ -526,6 +543,13 @@ TrainResult Trainer::run() {
       warmup(ni, epoch);
       const Tensor img = vision::to_float_image(cur.img);
       const Tensor& targets = cur.targets;
+      if (plots && ni < kPlottedTrainBatches) {
+        const std::string name = fmt::format("train_batch{}.jpg", ni);
+        detail::try_plot(name, [&] {
+          const Tensor labels = cat({targets.to(kFloat32), full({targets.size(0), 1}, -1.0, kFloat32)}, 1);
+          detail::plot_batch(cur.img.to(kCPU), labels, data_.names, (dir / name).string());
+        });
+      }
       std::vector<Tensor> maps;
       {
         std::optional<AutocastGuard> autocast;
@@ -588,13 +612,7 @@ TrainResult Trainer::run() {
     // Validation of the EMA weights.
     const bool final_epoch = epoch + 1 == epochs_;
     std::optional<ValidationResult> v;
-    if (config_.flag("val") || final_epoch) {
-      ema_->copy_to(*ema_model_);
-      detail::Progress vbar("  val", val_loader_->size());
-      v = validate(*ema_model_, *val_loader_, nms_, loss_.get(), [&](int64_t d, int64_t) { vbar.update(d, ""); });
-      vbar.finish(fmt::format("P {:.3f} R {:.3f} mAP50 {:.3f} mAP50-95 {:.3f}", v->metrics.mp, v->metrics.mr,
-                              v->metrics.map50, v->metrics.map50_95));
-    }
+    if (config_.flag("val") || final_epoch) v = validate_ema(plots && final_epoch);
     const bool improved = v && v->metrics.fitness() > best_fitness_;
     if (improved) {
       best_fitness_ = v->metrics.fitness();
@@ -613,6 +631,7 @@ TrainResult Trainer::run() {
                    peaks[1], config_.str("device"));
     if (gpu_columns) row.insert(row.end(), peaks.begin(), peaks.end());
     results.append(row);
+    if (plots) detail::try_plot("results.png", [&] { detail::plot_results(results_csv, (dir / "results.png").string()); });
     scheduler_->step();
     const TrainCheckpoint c = checkpoint(epoch + 1, 0);
     save_checkpoint(c, last_);
@@ -624,6 +643,7 @@ TrainResult Trainer::run() {
     if (patience > 0 && best_epoch_ >= 0 && epoch - best_epoch_ >= patience && !final_epoch) {
       spdlog::info("early stop: no better fitness in the last {} epochs (best: epoch {})", patience, best_epoch_ + 1);
       result.early_stopped = true;
+      if (plots) validate_ema(true);  // the curves and matrices of the weights the run ends with
       break;
     }
     if (g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested())) {

@@ -2,6 +2,7 @@
 #include "adept/models/yolo/validator.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -10,6 +11,7 @@
 #include "adept/models/yolo/checkpoint.h"
 #include "adept/ops.h"
 #include "adept/vision/detection_collate.h"
+#include "models/yolo/engine/plots.h"
 #include "models/yolo/engine/progress.h"
 #include "models/yolo/engine/setup.h"
 
@@ -35,10 +37,40 @@ Tensor image_targets(const Tensor& targets, int64_t b, int64_t in_h, int64_t in_
   return cat({tensor(cls).reshape({m, 1}), xyxy}, 1);
 }
 
+constexpr int64_t kPlottedBatches = 2;
+constexpr double kPlottedConf = 0.25;
+
+// val_batch<i>_labels.jpg and val_batch<i>_pred.jpg: the batch with its labels and with the
+// predictions (input pixels, before scale_boxes) of confidence >= kPlottedConf.
+void plot_val_batch(const Tensor& img, const Tensor& targets, const std::vector<Tensor>& dets, int64_t i,
+                    const ValidationPlots& plots) {
+  namespace fs = std::filesystem;
+  const Tensor labels = cat({targets, full({targets.size(0), 1}, -1.0, kFloat32)}, 1);
+  detail::try_plot("a validation batch", [&] {
+    detail::plot_batch(img, labels, plots.names, (fs::path(plots.dir) / fmt::format("val_batch{}_labels.jpg", i)).string());
+  });
+  const double h = static_cast<double>(img.size(2)), w = static_cast<double>(img.size(3));
+  std::vector<double> rows;
+  for (size_t b = 0; b < dets.size(); ++b) {
+    const Tensor d = dets[b].to(kFloat64).contiguous();
+    const double* p = d.data_ptr<double>();
+    for (int64_t k = 0; k < d.size(0); ++k) {
+      const double* q = p + 6 * k;
+      if (q[4] < kPlottedConf) continue;
+      rows.insert(rows.end(), {static_cast<double>(b), q[5], (q[0] + q[2]) / 2 / w, (q[1] + q[3]) / 2 / h,
+                               (q[2] - q[0]) / w, (q[3] - q[1]) / h, q[4]});
+    }
+  }
+  const Tensor preds = rows.empty() ? zeros({0, 7}, kFloat64) : tensor(rows, kFloat64).reshape({-1, 7});
+  detail::try_plot("a validation batch", [&] {
+    detail::plot_batch(img, preds, plots.names, (fs::path(plots.dir) / fmt::format("val_batch{}_pred.jpg", i)).string());
+  });
+}
+
 }  // namespace
 
 ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOptions& nms, const DetectionLoss* loss,
-                          const std::function<void(int64_t, int64_t)>& progress) {
+                          const std::function<void(int64_t, int64_t)>& progress, const ValidationPlots* plots) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool was_training = model.is_training();
   model.train(false);
@@ -46,6 +78,8 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
   const Device device = model.parameters().front().device();
   DetectionMetrics metrics;
   ValidationResult out;
+  out.confusion.emplace(model.nc);
+  if (plots) out.save_dir = plots->dir;
   int64_t batches = 0;
   const int64_t total = loader.size();
   try {
@@ -65,8 +99,11 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
         const std::vector<int64_t> orig = {ori.data_ptr<int64_t>()[2 * b], ori.data_ptr<int64_t>()[2 * b + 1]};
         const Tensor rp = ratio_pad.select(0, b);
         const Tensor pred = dets[b].size(0) ? scale_boxes(dets[b], rp, orig) : dets[b];
-        metrics.update(pred, image_targets(targets, b, in_h, in_w, rp, orig));
+        const Tensor truth = image_targets(targets, b, in_h, in_w, rp, orig);
+        metrics.update(pred, truth);
+        out.confusion->update(pred, truth);
       }
+      if (plots && batches < kPlottedBatches) plot_val_batch(batch.at("img"), targets, dets, batches, *plots);
       ++batches;
       if (progress) progress(batches, total);
     }
@@ -78,6 +115,11 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
   if (batches > 0)
     for (double& l : out.loss) l /= static_cast<double>(batches);
   out.metrics = metrics.compute();
+  if (plots) {
+    detail::try_plot("the validation curves", [&] { detail::plot_curves(out.metrics, plots->names, plots->dir); });
+    detail::try_plot("the confusion matrix",
+                     [&] { detail::plot_confusion_matrix(*out.confusion, plots->names, plots->dir); });
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
@@ -106,10 +148,13 @@ ValidationResult val(const Config& user_config, const LoadedModel* model) {
 
   spdlog::info("val: {} on {} ({} split, {} images) at imgsz {}", config.str("model"), data.source,
                config.str("split"), dataset->size(), dopt.imgsz);
+  std::optional<ValidationPlots> plots;
+  if (config.flag("plots")) plots = ValidationPlots{detail::make_run_dir(config, "val"), data.names};
   detail::Progress bar("val", loader->size());
   ValidationResult r = validate(*loaded.model, *loader, nms, nullptr,
-                                [&](int64_t done, int64_t) { bar.update(done, ""); });
+                                [&](int64_t done, int64_t) { bar.update(done, ""); }, plots ? &*plots : nullptr);
   bar.finish("");
+  if (plots) spdlog::info("val: plots in {}", plots->dir);
   spdlog::info("mAP50 {:.4f}  mAP50-95 {:.4f}  ({:.1f} s; COCO-style AP, pycocotools' 101-point interpolation)\n{}",
                r.metrics.map50, r.metrics.map50_95, r.seconds,
                config.flag("verbose") ? r.metrics.table(data.names) : std::string());

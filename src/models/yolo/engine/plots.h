@@ -1,0 +1,45 @@
+// The plots of a run folder, named and laid out as Ultralytics writes them (ultralytics/utils/
+// plotting.py, metrics.py), drawn with PLplot (figure.h) and OpenCV (the image mosaics).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "adept/models/yolo/confusion_matrix.h"
+#include "adept/models/yolo/metrics.h"
+#include "adept/tensor.h"
+#include "adept/vision/labels.h"
+
+namespace adept::models::yolo::detail {
+
+/// Runs one plotting step; an error (a missing driver, a full disk) is logged as a warning naming
+/// `what`, and training or validation goes on. Returns whether it succeeded.
+bool try_plot(const std::string& what, const std::function<void()>& draw);
+
+/// results.png: the per-epoch columns of results.csv (train and val box/cls/dfl losses,
+/// precision, recall, mAP50, mAP50-95) in a 2 x 5 grid, each with a smoothed copy. IOError when
+/// the CSV cannot be read or the PNG written.
+void plot_results(const std::string& results_csv, const std::string& out_png);
+
+/// labels.jpg: instances per class (bars), the boxes drawn centred, and 2-D histograms of the box
+/// centres (x, y) and sizes (width, height), normalised to the image.
+void plot_labels(const std::vector<vision::ImageLabels>& labels, const std::vector<std::string>& names,
+                 const std::string& out_jpg);
+
+/// A mosaic of up to 16 images of a batch with their boxes (train_batchN.jpg, val_batchN_labels.jpg,
+/// val_batchN_pred.jpg). img: (B, 3, H, W) uint8 RGB (detection_collate's layout); boxes: (n, 7)
+/// [batch index, class, cx, cy, w, h, conf] normalised to H and W (conf < 0: a label, drawn
+/// without a confidence). The tiles are scaled so the mosaic is about 1280 pixels wide (at most
+/// 1920), so small images stay readable.
+void plot_batch(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names,
+                const std::string& out_jpg);
+
+/// BoxPR_curve.png, BoxF1_curve.png, BoxP_curve.png, BoxR_curve.png in `dir`: per class and the
+/// mean over classes, at IoU 0.5 (DetectionResults' pr_curve, p_curve, r_curve).
+void plot_curves(const DetectionResults& r, const std::vector<std::string>& names, const std::string& dir);
+
+/// confusion_matrix.png (counts) and confusion_matrix_normalized.png (each true-class column
+/// divided by its sum) in `dir`.
+void plot_confusion_matrix(const ConfusionMatrix& m, const std::vector<std::string>& names, const std::string& dir);
+
+}  // namespace adept::models::yolo::detail
