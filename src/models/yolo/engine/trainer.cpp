@@ -29,6 +29,7 @@
 #include "models/yolo/engine/csv_log.h"
 #include "models/yolo/engine/progress.h"
 #include "models/yolo/engine/setup.h"
+#include "models/yolo/engine/tensorboard_log.h"
 #include "models/yolo/engine/train_schedule.h"
 
 namespace adept::models::yolo {
@@ -490,6 +491,8 @@ TrainResult Trainer::run() {
   CsvLog results(results_csv, result_columns);
   CsvLog batches(batches_csv, {"epoch", "batch", "iteration", "box_loss", "cls_loss", "dfl_loss", "instances",
                                "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
+  std::optional<detail::TensorBoardLog> tb;  // tensorboard=True: the same values in an event file
+  if (config_.flag("tensorboard")) tb.emplace(save_dir_);
   const int64_t close_at = epochs_ - config_.integer("close_mosaic");
   const int64_t patience = config_.integer("patience");
 
@@ -566,6 +569,9 @@ TrainResult Trainer::run() {
       const std::vector<double> lr = lrs();
       batches.append({static_cast<double>(epoch + 1), static_cast<double>(i + 1), static_cast<double>(ni), li[0], li[1],
                       li[2], static_cast<double>(targets.size(0)), lr[0], lr[1], lr[2], ips});
+      if (tb) tb->batch(ni, li);
+      if (tb && i == first && (epoch == start_epoch || epoch == close_at))
+        tb->batch_image("train_batch", epoch + 1, cur.img, targets, data_.names);
       ++i;
       const double n = static_cast<double>(i);
       bar.update(i, fmt::format("box {:.4f} cls {:.4f} dfl {:.4f} inst {} | {:.1f} img/s", loss_sum_[0] / n,
@@ -613,6 +619,7 @@ TrainResult Trainer::run() {
                    peaks[1], config_.str("device"));
     if (gpu_columns) row.insert(row.end(), peaks.begin(), peaks.end());
     results.append(row);
+    if (tb) tb->epoch(result_columns, row);
     scheduler_->step();
     const TrainCheckpoint c = checkpoint(epoch + 1, 0);
     save_checkpoint(c, last_);
