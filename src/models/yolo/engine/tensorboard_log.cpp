@@ -83,9 +83,11 @@ void TensorBoardLog::batch_image(const std::string& tag, int64_t step, const Ten
     boxes.insert(boxes.end(), {x0 + (b[2] - b[4] / 2) * fw, y0 + (b[3] - b[5] / 2) * fh, x0 + (b[2] + b[4] / 2) * fw,
                                y0 + (b[3] + b[5] / 2) * fh, 1.0f, b[1]});
   }
+  // Ultralytics' line width for these plots: a tenth of its font size, 1% of the grid's (h + w) * cols.
+  const auto lw = std::max(1, static_cast<int>(std::lround(static_cast<double>((h + w) * cols) * 0.001)));
   if (!boxes.empty())
     draw_detections(grid, from_blob_copy(boxes.data(), {static_cast<int64_t>(boxes.size() / 6), 6}, kFloat32), names,
-                    0, /*show_labels=*/true, /*show_conf=*/false);
+                    lw, /*show_labels=*/true, /*show_conf=*/false);
   const std::vector<uint8_t> png =
       vision::detail::encode_png({grid.data_ptr<uint8_t>(), grid.size(0), grid.size(1), grid.size(1) * 3}, tag);
   writer_.add_image_encoded(tag, png, grid.size(0), grid.size(1), 3, step);
