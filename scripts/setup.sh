@@ -38,3 +38,10 @@ if ! /usr/bin/python3 -c "import safetensors" 2>/dev/null; then
   echo "setup: installing safetensors (pip)"
   $SUDO /usr/bin/python3 -m pip install -q --break-system-packages safetensors
 fi
+# The `tensorboard` package (not in Debian 12) reads back the trainer's event files
+# (tests/python/test_yolo_tensorboard.py). It adds its own dependencies (protobuf, grpcio, pillow, ...) to
+# /usr/local; of Debian's packages it only shadows python3-typing-extensions, with a newer 4.x.
+if ! /usr/bin/python3 -c "import tensorboard" 2>/dev/null; then
+  echo "setup: installing tensorboard (pip)"
+  $SUDO /usr/bin/python3 -m pip install -q --break-system-packages tensorboard
+fi

@@ -30,6 +30,7 @@
 #include "models/yolo/engine/plots.h"
 #include "models/yolo/engine/progress.h"
 #include "models/yolo/engine/setup.h"
+#include "models/yolo/engine/tensorboard_log.h"
 #include "models/yolo/engine/train_schedule.h"
 
 namespace adept::models::yolo {
@@ -492,6 +493,8 @@ TrainResult Trainer::run() {
   CsvLog results(results_csv, result_columns);
   CsvLog batches(batches_csv, {"epoch", "batch", "iteration", "box_loss", "cls_loss", "dfl_loss", "instances",
                                "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
+  std::optional<detail::TensorBoardLog> tb;  // tensorboard=True: the same values in an event file
+  if (config_.flag("tensorboard")) tb.emplace(save_dir_);
   const int64_t close_at = epochs_ - config_.integer("close_mosaic");
   const int64_t patience = config_.integer("patience");
   const bool plots = config_.flag("plots");
@@ -590,6 +593,9 @@ TrainResult Trainer::run() {
       const std::vector<double> lr = lrs();
       batches.append({static_cast<double>(epoch + 1), static_cast<double>(i + 1), static_cast<double>(ni), li[0], li[1],
                       li[2], static_cast<double>(targets.size(0)), lr[0], lr[1], lr[2], ips});
+      if (tb) tb->batch(ni, li);
+      if (tb && i == first && (epoch == start_epoch || epoch == close_at))
+        tb->batch_image("train_batch", epoch + 1, cur.img, targets, data_.names);
       ++i;
       const double n = static_cast<double>(i);
       bar.update(i, fmt::format("box {:.4f} cls {:.4f} dfl {:.4f} inst {} | {:.1f} img/s", loss_sum_[0] / n,
@@ -632,6 +638,7 @@ TrainResult Trainer::run() {
     if (gpu_columns) row.insert(row.end(), peaks.begin(), peaks.end());
     results.append(row);
     if (plots) detail::try_plot("results.png", [&] { detail::plot_results(results_csv, (dir / "results.png").string()); });
+    if (tb) tb->epoch(result_columns, row);
     scheduler_->step();
     const TrainCheckpoint c = checkpoint(epoch + 1, 0);
     save_checkpoint(c, last_);
