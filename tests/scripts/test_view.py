@@ -80,7 +80,7 @@ def write_run(folder, epochs, batches_per_epoch, seed, nan_at=None):
     return {"batches": batches, "results": results}
 
 
-def chromium_dom(url, tmp):
+def chromium_dom(url, tmp, keep_dom=False):
     profile = tempfile.mkdtemp(dir=tmp, prefix="chromium-")
     out = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                           "--no-first-run", f"--user-data-dir={profile}", "--virtual-time-budget=5000", "--dump-dom",
@@ -89,7 +89,8 @@ def chromium_dom(url, tmp):
     if not m or not m.group(1).strip():
         print(out.stdout[-2000:], out.stderr[-3000:])
         raise SystemExit(f"FAIL: {url}: the page drew nothing (no <pre id=\"drawn\">)")
-    return json.loads(html.unescape(m.group(1)))
+    drawn = json.loads(html.unescape(m.group(1)))
+    return (drawn, out.stdout) if keep_dom else drawn
 
 
 def ema(ys, w):
@@ -148,6 +149,76 @@ def check_drawn(drawn, runs, smoothing, log, label):
                 boundaries = sum(len(set(d["batches"]["epoch"])) - 1 for d in runs.values())
                 check(chart["epoch_boundaries"] == boundaries,
                       f"{where}: {chart['epoch_boundaries']} epoch boundaries, expected {boundaries}")
+
+
+# Appended to a copy of the page: drags across the first batch chart from 25 % to 75 % of its plot
+# area (zoom), keeps what was drawn, double-clicks (reset), keeps that, then ticks "log scale" and
+# moves the smoothing slider to 0.9.
+INTERACT = """<script>
+(function () {
+  const keep = (id) => {
+    const pre = document.createElement('pre');
+    pre.id = id;
+    pre.textContent = document.getElementById('drawn').textContent;
+    document.body.appendChild(pre);
+  };
+  const canvas = document.querySelector('.chart[data-kind="batch"][data-metric="box_loss"] canvas');
+  const chart = Chart.getChart(canvas);
+  const a = chart.chartArea;
+  const r = canvas.getBoundingClientRect();
+  const mouse = (type, px) => canvas.dispatchEvent(new MouseEvent(type, {
+      bubbles: true, button: 0, clientX: r.left + px, clientY: r.top + (a.top + a.bottom) / 2}));
+  const x0 = a.left + 0.25 * (a.right - a.left);
+  const x1 = a.left + 0.75 * (a.right - a.left);
+  const value = (px) => chart.scales.x.getValueForPixel(px);
+  document.body.dataset.want = JSON.stringify([value(x0), value(x1), value(a.left + 1) - value(a.left)]);
+  mouse('mousedown', x0);
+  mouse('mousemove', (x0 + x1) / 2);
+  mouse('mousemove', x1);
+  mouse('mouseup', x1);
+  keep('after-drag');
+  mouse('dblclick', x1);
+  keep('after-reset');
+  document.getElementById('log-scale').click();
+  const slider = document.getElementById('smoothing');
+  slider.value = '0.9';
+  slider.dispatchEvent(new Event('input'));
+})();
+</script>
+"""
+
+
+def test_interaction(tmp, page, runs):
+    text = open(page, encoding="utf-8").read()
+    copy = os.path.join(tmp, "interact.html")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text.replace("</body>", INTERACT + "</body>"))
+    dom = chromium_dom("file://" + copy, tmp, keep_dom=True)
+    drawn, raw = dom
+    *want, per_pixel = json.loads(html.unescape(re.search(r'data-want="([^"]*)"', raw).group(1)))
+    near = lambda a, b: abs(a - b) <= 1.01 * per_pixel  # the events' offsetX are whole pixels
+    after = {k: json.loads(html.unescape(re.search(rf'<pre id="{k}">(.*?)</pre>', raw, re.S).group(1)))
+             for k in ("after-drag", "after-reset")}
+    zoom = after["after-drag"]["zoom"]
+    check(zoom["batch"] is not None and near(zoom["batch"][0], want[0]) and near(zoom["batch"][1], want[1])
+          and zoom["epoch"] is None, f"drag: zoom {zoom}, expected batch {want}")
+    full = {(c["kind"], c["metric"]): c for c in after["after-reset"]["charts"]}
+    for c in after["after-drag"]["charts"] if zoom["batch"] else []:
+        where = f"drag: {c['kind']} chart {c['metric']}"
+        if c["kind"] == "epoch":
+            check(c["x"] == full[("epoch", c["metric"])]["x"], f"{where}: the epoch charts' x changed: {c['x']}")
+            continue
+        check(c["x"]["min"] == zoom["batch"][0] and c["x"]["max"] == zoom["batch"][1],
+              f"{where}: x axis [{c['x']['min']}, {c['x']['max']}], the dragged range {want}")
+        inside = [y for d in runs.values() for x, y in zip(d["batches"]["iteration"], d["batches"][c["metric"]])
+                  if c["x"]["min"] <= x <= c["x"]["max"] and not math.isnan(y)]
+        check(c["y"]["min"] <= min(inside) and c["y"]["max"] >= max(inside), f"{where}: y axis {c['y']} misses the range's data")
+    box = next(c for c in after["after-drag"]["charts"] if c["metric"] == "box_loss")
+    check(zoom["batch"] and box["y"]["max"] < full[("batch", "box_loss")]["y"]["max"],
+          f"drag: box_loss's y axis did not fit the zoomed range ({box['y']} against {full[('batch', 'box_loss')]['y']})")
+    check(after["after-reset"]["zoom"]["batch"] is None, "double-click: the zoom stayed")
+    check_drawn(after["after-reset"], runs, 0.6, False, "after the zoom's reset")
+    check_drawn(drawn, runs, 0.9, True, "after ticking log scale and smoothing 0.9")
 
 
 def run(args, **kw):
@@ -248,6 +319,7 @@ def main():
         # The controls from the URL: no smoothing, log scale (zero and negative values left out).
         drawn = chromium_dom("file://" + page + "?smoothing=0&log=1", tmp)
         check_drawn(drawn, runs, 0, True, "static page, log scale")
+        test_interaction(tmp, page, runs)
         # Run folders given one by one, to a chosen file.
         cmp_page = os.path.join(tmp, "cmp.html")
         out = run([os.path.join(runs_dir, "detect", "b"), os.path.join(runs_dir, "detect", "a"), "--out", cmp_page])

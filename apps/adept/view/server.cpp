@@ -25,6 +25,12 @@ void send_error(httplib::Response& res, const std::exception& e) {
 
 void serve(const std::function<std::vector<RunFolder>()>& find_runs, const ServeOptions& options) {
   httplib::Server server;
+  // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a second server on the
+  // same port would bind too and share its requests.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server.Get("/", [&](const httplib::Request&, httplib::Response& res) {
     try {
       res.set_content(viewer_page(view_data_json(find_runs()), true, options.poll_ms), "text/html; charset=utf-8");
@@ -36,7 +42,7 @@ void serve(const std::function<std::vector<RunFolder>()>& find_runs, const Serve
   server.Get("/data.json", [&](const httplib::Request& req, httplib::Response& res) {
     try {
       const std::vector<RunFolder> runs = find_runs();
-      const std::string etag = "\"" + data_fingerprint(runs) + "\"";
+      const std::string etag = fmt::format("\"{}\"", data_fingerprint(runs));
       res.set_header("ETag", etag);
       res.set_header("Cache-Control", "no-cache");
       if (req.get_header_value("If-None-Match") == etag) {

@@ -30,16 +30,17 @@
   const charts = new Map();  // 'kind:metric' -> {chart, kind, metric, el, info}
   let renders = 0;
 
-  // TensorBoard-style smoothing: an exponential moving average, divided by its weights' sum so
-  // the first values are not pulled towards zero.
+  // TensorBoard-style smoothing: an exponential moving average divided by the sum of its weights
+  // (so the first values are not pulled towards zero), i.e. the mean of the values so far weighted
+  // by weight^age, updated as a running mean (a constant series stays exactly constant).
   function smooth(ys, weight) {
     const out = new Array(ys.length);
-    let acc = 0;
-    let norm = 0;
+    let mean = 0;
+    let weights = 0;
     for (let i = 0; i < ys.length; ++i) {
-      acc = acc * weight + (1 - weight) * ys[i];
-      norm = norm * weight + (1 - weight);
-      out[i] = acc / norm;
+      weights = weights * weight + 1;
+      mean += (ys[i] - mean) / weights;
+      out[i] = mean;
     }
     return out;
   }
@@ -81,7 +82,7 @@
   function formatTick(v) {
     if (v === 0) return '0';
     const a = Math.abs(v);
-    return a >= 1e5 || a < 1e-3 ? v.toExponential(0) : String(Number(v.toPrecision(4)));
+    return a >= 1e5 || a < 1e-4 ? Number(v.toPrecision(3)).toExponential() : String(Number(v.toPrecision(4)));
   }
 
   // The metric columns of a kind over all runs, in the order they first appear.
@@ -148,11 +149,11 @@
       if (smoothing > 0) {
         datasets.push({ label: `${run.name} (raw)`, data: xy(p.y), borderColor: alpha(color, 0.22),
                         backgroundColor: alpha(color, 0.22), borderWidth: 1, pointRadius: k.pointRadius,
-                        hidden, $raw: true, $run: run.name });
+                        order: 1, hidden, $raw: true, $run: run.name });  // behind the smoothed curves
         series.push(describe(`${run.name} (raw)`, p.y, true));
       }
       datasets.push({ label: run.name, data: xy(ys), borderColor: color, backgroundColor: color, borderWidth: 1.6,
-                      pointRadius: k.pointRadius, hidden, $raw: false, $run: run.name });
+                      pointRadius: k.pointRadius, order: 0, hidden, $raw: false, $run: run.name });
       series.push(describe(run.name, ys, false));
       if (kind === 'batch' && !hidden) for (const b of epochBoundaries(table)) boundaries.push({ ...b, color });
     });
@@ -168,22 +169,29 @@
       const { ctx, chartArea: a, scales: { x } } = chart;
       ctx.save();
       if (state.epochLines && entry.boundaries.length) {
+        // One line per x (grey where runs of different colours share it); where they would be
+        // closer than ~28 px, only every 2nd, 5th, 10th ... epoch.
+        const byX = new Map();
+        for (const b of entry.boundaries) {
+          const seen = byX.get(b.x);
+          if (!seen) byX.set(b.x, { ...b, px: x.getPixelForValue(b.x) });
+          else if (seen.color !== b.color) seen.color = '#555555';
+        }
+        const shown = [...byX.values()].filter((b) => b.px >= a.left && b.px <= a.right);
+        const spacing = (a.right - a.left) / Math.max(1, shown.length);
+        const stride = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find((s) => spacing * s >= 28) || 1000;
         ctx.setLineDash([4, 3]);
         ctx.lineWidth = 1;
         ctx.font = '10px system-ui, sans-serif';
-        const labelled = new Set();  // runs with the same epoch length share a label
-        for (const b of entry.boundaries) {
-          const px = x.getPixelForValue(b.x);
-          if (px < a.left || px > a.right) continue;
+        for (const b of shown) {
+          if ((b.epoch - 1) % stride !== 0) continue;
           ctx.strokeStyle = alpha(b.color, 0.55);
           ctx.beginPath();
-          ctx.moveTo(px, a.top);
-          ctx.lineTo(px, a.bottom);
+          ctx.moveTo(b.px, a.top);
+          ctx.lineTo(b.px, a.bottom);
           ctx.stroke();
-          if (labelled.has(b.x)) continue;
-          labelled.add(b.x);
-          ctx.fillStyle = alpha(b.color, 0.8);
-          ctx.fillText(`e${b.epoch}`, px + 2, a.top + 9);
+          ctx.fillStyle = alpha(b.color, 0.85);
+          ctx.fillText(`e${b.epoch}`, b.px + 2, a.top + 9);
         }
         ctx.setLineDash([]);
       }
@@ -282,8 +290,11 @@
             labels: { boxWidth: 12, filter: (item, d) => !d.datasets[item.datasetIndex].$raw },
             onClick: (ev, item, legend) => toggleRun(legend.chart.data.datasets[item.datasetIndex].$run),
           },
-          tooltip: { filter: (item) => !item.dataset.$raw },
-          decimation: { enabled: true, algorithm: 'lttb', samples: 800 },
+          tooltip: {
+            filter: (item) => !item.dataset.$raw,
+            callbacks: { title: (items) => (items.length ? `${KINDS[kind].label} ${items[0].parsed.x}` : '') },
+          },
+          decimation: { enabled: true, algorithm: 'lttb' },  // about one point per pixel column
         },
       },
     });
@@ -336,6 +347,15 @@
         chart.options.scales.x.min = zoom ? zoom[0] : undefined;
         chart.options.scales.x.max = zoom ? zoom[1] : undefined;
         chart.options.scales.y.type = state.log ? 'logarithmic' : 'linear';
+        // A constant curve (a learning rate without warmup) gets a range around its value rather
+        // than Chart.js's +-1.
+        const shown = series.filter((s) => !s.hidden && s.points > 0);
+        const lo = Math.min(...shown.map((s) => s.ymin));
+        const hi = Math.max(...shown.map((s) => s.ymax));
+        const flat = shown.length > 0 && lo === hi && !zoom;
+        const pad = state.log ? 1.25 : Math.abs(hi) * 0.1 || 1;
+        chart.options.scales.y.min = flat ? (state.log ? lo / pad : lo - pad) : undefined;
+        chart.options.scales.y.max = flat ? (state.log ? hi * pad : hi + pad) : undefined;
         entry.el.classList.toggle('zoomed', !!zoom);
         chart.update('none');
       }
