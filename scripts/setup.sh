@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools
   python3-torch python3-numpy python3-pytest python3-sklearn python3-pip python3-yaml
+  libjs-chart.js libcpp-httplib-dev chromium
 )
 
 SUDO=""

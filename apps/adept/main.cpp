@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   adept::app::register_yolo_commands(app);
   adept::app::register_subset_command(app);
+  adept::app::register_view_command(app);
 
   const std::vector<std::string> args = adept::app::rewrite_key_value_args(argc, argv, adept::app::is_yolo_flag);
   std::vector<const char*> cargs;
