@@ -26,6 +26,9 @@ t0=$SECONDS
 step() { echo "--- $1 ($((SECONDS - t0)) s)"; }
 
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+# The presets' compiler (CMake's default, c++): ccache keys include the compiler's name, and
+# scikit-build-core would otherwise take Python's sysconfig CXX (x86_64-linux-gnu-g++).
+export CC=${CC:-cc} CXX=${CXX:-c++}
 case "$root/" in
   "${CCACHE_BASEDIR%/}/"*) ;;
   *) echo "warning: CCACHE_BASEDIR=$CCACHE_BASEDIR is not above $root: the build will miss the compiler cache" ;;
