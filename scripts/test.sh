@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
+# Compiler-cache keys with paths relative to the build folder, so tests/scripts/test_pip_install.sh's
+# copy of the sources hits what the release build compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 
 phase_start=$SECONDS
 phase() {
@@ -26,6 +29,9 @@ phase test-python env PYTHONPATH="$PWD/build/release/python" OMP_NUM_THREADS=2 \
 # follows --device puts its adept tensors there.
 phase test-python-vulkan env PYTHONPATH="$PWD/build/release/python" OMP_NUM_THREADS=2 \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python --device vulkan
+# `pip install .` from a copy of the sources into a fresh venv with PyPI's NumPy 2: import, the
+# console script, a tiny training. The release build's compiler cache serves its C++ files.
+phase test-pip-install env JOBS="$JOBS" bash tests/scripts/test_pip_install.sh
 phase build-asan bash -c "cmake --preset asan >/dev/null && cmake --build --preset asan -j $JOBS"
 # Vulkan tests are left out under ASan: Mesa's JIT driver is not built for the sanitizers; so are
 # the real trainings (coco128, the CLI on the built-in data), whose code paths the tiny YoloTrain
