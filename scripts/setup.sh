@@ -12,7 +12,7 @@ PACKAGES=(
   libplplot-dev plplot-driver-cairo
   libgtest-dev libgmock-dev libbenchmark-dev
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools
-  python3-torch python3-numpy python3-pytest python3-sklearn python3-pip python3-yaml
+  python3-torch python3-numpy python3-pytest python3-sklearn python3-pip python3-yaml python3-pil
   libjs-chart.js libcpp-httplib-dev chromium
 )
 

@@ -59,7 +59,8 @@ struct GivenOptions {
     for (const auto& [key, opt] : options) {
       if (opt->count() == 0) continue;
       const std::string& v = text.at(key);
-      c.set(key, v.empty() && spec(key).kind == OptionSpec::Kind::Bool ? "true" : v);
+      const OptionSpec& s = spec(key);  // an option of another mode stops here
+      c.set(key, v.empty() && s.kind == OptionSpec::Kind::Bool ? "true" : v);
     }
     for (const std::string& arg : extras) {
       std::string a = arg;

@@ -102,6 +102,7 @@ py::dict validation_to_py(const ValidationResult& v, const std::vector<std::stri
   d["per_class"] = per_class;
   d["loss"] = py::make_tuple(v.loss[0], v.loss[1], v.loss[2]);
   d["seconds"] = v.seconds;
+  d["save_dir"] = v.save_dir;  // where the plots went ("" with plots=False)
   d["table"] = r.table(names);
   return d;
 }

@@ -206,8 +206,11 @@ class YOLO(nn.Module):
         """Validates this model (``adept val``): ``data`` and ``imgsz`` default to the checkpoint's,
         ``split`` ("val"), ``batch``, ``conf`` (0.001), ``iou``, ``workers``, ``device`` ...
 
+        With ``plots`` (default True) a run folder receives the curves and confusion matrices.
+
         Returns {map50, map50_95, map75, mp, mr, fitness, best_conf, images, instances, per_class:
-        [{class, name, images, instances, precision, recall, ap50, ap50_95}], loss, seconds, table}
+        [{class, name, images, instances, precision, recall, ap50, ap50_95}], loss, seconds, table,
+        save_dir}
         (COCO-style AP as pycocotools computes it). ValueError for bad options or a dataset whose
         class count differs from the model's.
         """

@@ -10,6 +10,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "adept/errors.h"
+#include "adept/ops.h"
 #include "ops/helpers.h"
 #include "vision/cv_tensor.h"
 
@@ -67,7 +68,10 @@ void draw_detections(Tensor& image, const Tensor& boxes, const std::vector<std::
     const cv::Size text = cv::getTextSize(label, cv::FONT_HERSHEY_SIMPLEX, font_scale, thickness, &baseline);
     const int h = text.height + 3;  // padded
     const bool outside = p1.y >= h;  // room above the box
-    if (p1.x > im.cols - text.width) p1.x = im.cols - text.width;
+    // Inside the image: moved left when it would pass the right edge (not past the left one), and
+    // up when below the box's corner it would pass the bottom.
+    p1.x = std::max(std::min(p1.x, im.cols - text.width), 0);
+    if (!outside) p1.y = std::max(std::min(p1.y, im.rows - h), 0);
     const cv::Point q(p1.x + text.width, outside ? p1.y - h : p1.y + h);
     cv::rectangle(im, p1, q, color, cv::FILLED, cv::LINE_AA);
     // Rec. 601 luma of the background decides the text colour.
@@ -76,6 +80,32 @@ void draw_detections(Tensor& image, const Tensor& boxes, const std::vector<std::
     cv::putText(im, label, cv::Point(p1.x, outside ? p1.y - 2 : p1.y + h - 1), cv::FONT_HERSHEY_SIMPLEX,
                 font_scale, text_color, thickness, cv::LINE_AA);
   }
+}
+
+Tensor draw_detections_readable(const Tensor& image, const Tensor& boxes, const std::vector<std::string>& names,
+                                int line_width, bool show_labels, bool show_conf, int min_side) {
+  vision::detail::check_image(image, "draw_detections_readable");
+  ADEPT_CHECK(min_side >= 0, ValueError, "draw_detections_readable: min_side must be >= 0, got {}", min_side);
+  const int64_t long_side = std::max(image.size(0), image.size(1));
+  Tensor out;
+  Tensor scaled_boxes = boxes;
+  if (long_side > 0 && long_side < min_side) {
+    const double s = static_cast<double>(min_side) / static_cast<double>(long_side);
+    const cv::Mat in = vision::detail::as_mat(image);
+    const int w = std::max(1, static_cast<int>(std::lround(in.cols * s)));
+    const int h = std::max(1, static_cast<int>(std::lround(in.rows * s)));
+    out = empty({h, w, 3}, kUInt8);
+    cv::Mat dst = vision::detail::as_mat(out);
+    cv::resize(in, dst, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
+    if (boxes.defined() && boxes.dim() == 2 && boxes.size(1) == 6 && boxes.is_floating_point()) {
+      const Tensor b = boxes.detach().to(kCPU).to(kFloat64);
+      scaled_boxes = cat({b.narrow(1, 0, 4) * Scalar(s), b.narrow(1, 4, 2)}, 1);
+    }
+  } else {
+    out = image.clone();
+  }
+  draw_detections(out, scaled_boxes, names, line_width, show_labels, show_conf);
+  return out;
 }
 
 }  // namespace adept::models::yolo

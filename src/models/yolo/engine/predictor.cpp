@@ -251,8 +251,9 @@ std::vector<ImagePrediction> predict(Yolo11& model, const std::vector<std::strin
     if (!save_dir.empty()) {
       const std::string name = out_names.next(path);
       if (options.save) {
-        draw_detections(image, r.boxes, names, options.line_width, options.show_labels, options.show_conf);
-        vision::imwrite((out_dir / name).string(), image);
+        vision::imwrite((out_dir / name).string(),
+                        draw_detections_readable(image, r.boxes, names, options.line_width, options.show_labels,
+                                                 options.show_conf));
       }
       if (options.save_txt && r.boxes.size(0) > 0)
         write_txt(out_dir / "labels" / (fs::path(name).stem().string() + ".txt"), r.boxes, r.height, r.width,
