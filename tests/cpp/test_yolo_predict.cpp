@@ -265,10 +265,12 @@ TEST_F(YoloPredict, PredictOutputsAndSavedFiles) {
         EXPECT_LE(b[4], v[6 * (i - 1) + 4]);  // conf descending
       }
     }
-    // Saved: the drawn image (same size), labels/<stem>.txt, and the JSON entry.
+    // Saved: the drawn image (enlarged to a long side of 640 when smaller), labels/<stem>.txt,
+    // and the JSON entry.
     const std::string name = fs::path(r.path).filename().string();
     const Tensor saved = vision::imread((d / "out" / name).string());
-    EXPECT_EQ(saved.sizes(), (Shape{h, w, 3}));
+    const double s = std::max<double>(1.0, 640.0 / static_cast<double>(std::max(h, w)));
+    EXPECT_EQ(saved.sizes(), (Shape{std::lround(h * s), std::lround(w * s), 3}));
     EXPECT_TRUE(fs::exists(d / "out/labels" / (fs::path(name).stem().string() + ".txt")));
     const nlohmann::json& e = j[k];
     EXPECT_EQ(e.at("image").get<std::string>(), r.path);
@@ -288,8 +290,9 @@ TEST_F(YoloPredict, PredictOutputsAndSavedFiles) {
   }
   // The drawn image differs from the source (boxes drawn), the plain one (save off) is not written.
   const Tensor drawn = vision::imread((d / "out/scene.png").string()).to(kInt32);
-  const Tensor source = vision::imread((d / "in/scene.png").string()).to(kInt32);
-  EXPECT_GT(values(drawn.sub(source).abs().sum())[0], 0);
+  const Tensor plain = draw_detections_readable(vision::imread((d / "in/scene.png").string()), zeros({0, 6}), kNames);
+  ASSERT_EQ(drawn.sizes(), plain.sizes());
+  EXPECT_GT(values(drawn.sub(plain.to(kInt32)).abs().sum())[0], 0);
   PredictOptions nosave = low_conf();
   nosave.save = false;
   predict(*model_, kNames, {(d / "in/scene.png").string()}, nosave, (d / "out2").string());
@@ -460,6 +463,33 @@ TEST_F(YoloPredict, DrawDetectionsChangesOnlyAroundTheBox) {
   EXPECT_THROW(draw_detections(im, boxes, kNames, -1), ValueError);
   Tensor grey = empty({10, 10}, kUInt8);
   EXPECT_THROW(draw_detections(grey, boxes, kNames), ShapeError);
+}
+
+TEST_F(YoloPredict, SmallImagesAreDrawnEnlargedWithLabelsInside) {
+  // A 160 x 120 thumbnail is drawn at 640 x 480, the box scaled by 4 with it.
+  const Tensor small = solid(120, 160, {0, 0, 0});
+  const Tensor boxes = T({10, 20, 50, 60, 0.9, 0}, {1, 6});
+  const Tensor big = draw_detections_readable(small, boxes, kNames);
+  EXPECT_EQ(big.sizes(), (Shape{480, 640, 3}));
+  EXPECT_EQ(values(small.to(kInt32).sum())[0], 0);  // the input is not changed
+  const auto color = class_color(0);
+  bool edge = false;
+  for (int64_t x = 60; x < 180; ++x)
+    edge |= px(big, 240, x, 0) == color[0] && px(big, 240, x, 1) == color[1] && px(big, 240, x, 2) == color[2];
+  EXPECT_TRUE(edge) << "the bottom edge of the box lies at y = 60 * 4";
+  EXPECT_EQ(px(big, 160, 120, 0) + px(big, 160, 120, 1) + px(big, 160, 120, 2), 0);  // inside: untouched
+  // Large enough images are drawn at their own size; min_side 0 never enlarges.
+  EXPECT_EQ(draw_detections_readable(solid(480, 700, {0, 0, 0}), boxes, kNames).sizes(), (Shape{480, 700, 3}));
+  EXPECT_EQ(draw_detections_readable(small, boxes, kNames, 0, true, true, 0).sizes(), (Shape{120, 160, 3}));
+  EXPECT_THROW(draw_detections_readable(small, boxes, kNames, 0, true, true, -1), ValueError);
+
+  // A box at the bottom-right corner with no room above: its label stays inside the image.
+  Tensor im = solid(40, 60, {0, 0, 0});
+  draw_detections(im, T({55, 0, 60, 40, 0.5, 2}, {1, 6}), kNames, 2);
+  int64_t lit_left = 0;
+  for (int64_t y = 0; y < 40; ++y)
+    for (int64_t x = 0; x < 50; ++x) lit_left += px(im, y, x, 0) + px(im, y, x, 1) + px(im, y, x, 2) > 0;
+  EXPECT_GT(lit_left, 0) << "the label moved left into the image";
 }
 
 TEST_F(YoloPredict, ClassColoursCycleThePalette) {
