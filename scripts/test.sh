@@ -36,6 +36,7 @@ phase build-asan bash -c "cmake --preset asan >/dev/null && cmake --build --pres
 # Vulkan tests are left out under ASan: Mesa's JIT driver is not built for the sanitizers; so are
 # the real trainings (coco128, the CLI on the built-in data), whose code paths the tiny YoloTrain
 # runs cover.
-phase test-cpp-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
-  ctest --preset asan -j "$JOBS" -E "[Vv]ulkan|YoloCoco128|cli_yolo_(train|val|predict|resume)|device_bundle"
+phase test-cpp-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+  ctest --preset asan -j "$JOBS" -E "[Vv]ulkan|YoloCoco128|cli_yolo_(train|val|predict|resume)|device_bundle|readme_snippets"
 echo "=== all phases took $((SECONDS - phase_start)) s"

@@ -220,9 +220,9 @@ Options options_from_json(const std::string& json) {
   try {
     j = nlohmann::json::parse(json);
   } catch (const nlohmann::json::exception& e) {
-    throw ValueError(fmt::format("options_from_json: invalid JSON: {}", e.what()));
+    throw ValueError(fmt::format("optimizer options: invalid JSON: {}", e.what()));
   }
-  ADEPT_CHECK(j.is_object(), ValueError, "options_from_json: expected a JSON object, got {}", j.type_name());
+  ADEPT_CHECK(j.is_object(), ValueError, "optimizer options: expected a JSON object, got {}", j.type_name());
   Options out;
   for (const auto& [key, value] : j.items()) out[key] = from_json(value, key);
   return out;

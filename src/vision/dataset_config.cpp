@@ -216,7 +216,9 @@ const std::vector<SplitSource>& DatasetConfig::split(const std::string& name) co
 
 DatasetConfig load_dataset_config(const std::string& path) {
   std::error_code ec;
-  ADEPT_CHECK(fs::exists(path, ec), IOError, "load_dataset_config: no such file or folder: '{}'", path);
+  ADEPT_CHECK(fs::exists(path, ec), IOError,
+              "dataset '{}' does not exist (expected a dataset YAML or a folder with images/, labels/ and classes.txt)",
+              path);
   if (!fs::is_directory(path, ec)) return load_yaml(path);
   const fs::path yaml = fs::path(path) / "data.yaml";
   return fs::is_regular_file(yaml, ec) ? load_yaml(yaml) : load_folder(path);

@@ -29,11 +29,11 @@ ClassHistogram class_histogram(const std::vector<ImageLabels>& labels, int64_t n
   h.images.assign(static_cast<size_t>(nc), 0);
   for (int64_t i : indices) {
     ADEPT_CHECK(i >= 0 && i < static_cast<int64_t>(labels.size()), IndexError,
-                "class_histogram: image index {} out of range [0, {})", i, labels.size());
+                "subset: image index {} out of range [0, {})", i, labels.size());
     const ImageLabels& l = labels[static_cast<size_t>(i)];
     std::set<int64_t> present;
     for (const BoxLabel& b : l.boxes) {
-      ADEPT_CHECK(b.cls >= 0 && b.cls < nc, IndexError, "class_histogram: '{}' has class {} outside [0, {})", l.im_file,
+      ADEPT_CHECK(b.cls >= 0 && b.cls < nc, IndexError, "subset: '{}' has class {} outside [0, {})", l.im_file,
                   b.cls, nc);
       ++h.instances[static_cast<size_t>(b.cls)];
       present.insert(b.cls);
@@ -110,7 +110,7 @@ void write_text(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary);
   out << text;
   out.close();
-  ADEPT_CHECK(out.good(), IOError, "write_yolo_subset: cannot write '{}'", file.string());
+  ADEPT_CHECK(out.good(), IOError, "subset: cannot write '{}'", file.string());
 }
 
 bool inside(const fs::path& file, const fs::path& dir) {
@@ -127,15 +127,15 @@ void write_yolo_subset(const std::vector<ImageLabels>& labels, const std::vector
   const fs::path images = out / "images" / split, label_dir = out / "labels" / split;
   for (int64_t i : indices) {
     ADEPT_CHECK(i >= 0 && i < static_cast<int64_t>(labels.size()), IndexError,
-                "write_yolo_subset: image index {} out of range [0, {})", i, labels.size());
+                "subset: image index {} out of range [0, {})", i, labels.size());
     ADEPT_CHECK(!inside(labels[static_cast<size_t>(i)].im_file, out), ValueError,
-                "write_yolo_subset: output folder '{}' holds source image '{}'; choose another folder", out.string(),
+                "subset: output folder '{}' holds source image '{}'; choose another folder", out.string(),
                 labels[static_cast<size_t>(i)].im_file);
   }
   std::error_code ec;
   for (const fs::path& d : {images, label_dir}) {
     if (!fs::exists(d, ec)) continue;
-    ADEPT_CHECK(overwrite, ValueError, "write_yolo_subset: '{}' already exists (pass overwrite to replace it)",
+    ADEPT_CHECK(overwrite, ValueError, "subset: '{}' already exists (pass overwrite to replace it)",
                 d.string());
     fs::remove_all(d);
   }
@@ -144,7 +144,7 @@ void write_yolo_subset(const std::vector<ImageLabels>& labels, const std::vector
     fs::create_directories(images);
     fs::create_directories(label_dir);
   } catch (const fs::filesystem_error& e) {
-    throw IOError(fmt::format("write_yolo_subset: cannot create '{}': {}", out.string(), e.what()));
+    throw IOError(fmt::format("subset: cannot create '{}': {}", out.string(), e.what()));
   }
 
   std::set<std::string> used;
@@ -159,7 +159,7 @@ void write_yolo_subset(const std::vector<ImageLabels>& labels, const std::vector
     if (copy_images || ec) {
       ec.clear();
       fs::copy_file(l.im_file, dst, fs::copy_options::overwrite_existing, ec);
-      ADEPT_CHECK(!ec, IOError, "write_yolo_subset: cannot copy '{}' to '{}': {}", l.im_file, dst.string(), ec.message());
+      ADEPT_CHECK(!ec, IOError, "subset: cannot copy '{}' to '{}': {}", l.im_file, dst.string(), ec.message());
     }
     if (l.boxes.empty()) continue;
     std::string text;

@@ -455,7 +455,7 @@ void write_text(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary);
   out << text;
   out.close();
-  ADEPT_CHECK(out.good(), IOError, "ensure_synthetic_shapes: cannot write '{}'", file.string());
+  ADEPT_CHECK(out.good(), IOError, "built-in dataset: cannot write '{}'", file.string());
 }
 
 struct SplitStats {
@@ -601,7 +601,7 @@ void publish(const fs::path& tmp, const fs::path& root, const SyntheticShapesOpt
     const int err = errno;
     if (err != EEXIST && err != ENOTEMPTY) {
       fs::remove_all(tmp, ec);
-      throw IOError(fmt::format("ensure_synthetic_shapes: cannot rename '{}' to '{}': {}", tmp.string(), root.string(),
+      throw IOError(fmt::format("built-in dataset: cannot rename '{}' to '{}': {}", tmp.string(), root.string(),
                                 std::strerror(err)));
     }
     if (is_complete(root, o)) {
@@ -613,7 +613,7 @@ void publish(const fs::path& tmp, const fs::path& root, const SyntheticShapesOpt
     if (::rename(root.c_str(), old.c_str()) == 0) fs::remove_all(old, ec);
   }
   fs::remove_all(tmp, ec);
-  throw IOError(fmt::format("ensure_synthetic_shapes: could not put the dataset in place at '{}'", root.string()));
+  throw IOError(fmt::format("built-in dataset: could not put the dataset in place at '{}'", root.string()));
 }
 
 }  // namespace
@@ -665,7 +665,7 @@ std::string ensure_synthetic_shapes(const std::string& root_arg, const Synthetic
 
   std::error_code ec;
   fs::create_directories(root.parent_path(), ec);
-  ADEPT_CHECK(!ec, IOError, "ensure_synthetic_shapes: cannot create '{}': {}", root.parent_path().string(), ec.message());
+  ADEPT_CHECK(!ec, IOError, "built-in dataset: cannot create '{}': {}", root.parent_path().string(), ec.message());
   remove_stale_siblings(root);
   const fs::path tmp = private_sibling(root, "tmp");
   const int64_t total = options.train_images + options.val_images;
@@ -676,7 +676,7 @@ std::string ensure_synthetic_shapes(const std::string& root_arg, const Synthetic
     generate(tmp, options);
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(tmp, ec);
-    throw IOError(fmt::format("ensure_synthetic_shapes: cannot write '{}': {}", tmp.string(), e.what()));
+    throw IOError(fmt::format("built-in dataset: cannot write '{}': {}", tmp.string(), e.what()));
   } catch (...) {
     fs::remove_all(tmp, ec);
     throw;

@@ -128,7 +128,7 @@ std::vector<std::string> list_images(const SplitSource& src) {
       files.push_back(src.path);
       break;
     case SplitSource::Kind::CocoJson:
-      throw ValueError(fmt::format("list_images: '{}' is a COCO JSON, not an image source", src.path));
+      throw ValueError(fmt::format("dataset: '{}' is a COCO JSON, not an image source", src.path));
   }
   std::sort(files.begin(), files.end());
   return files;
