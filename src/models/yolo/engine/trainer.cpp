@@ -185,8 +185,11 @@ class Trainer {
   struct StagedBatch {
     Tensor img;      // uint8 (B, 3, H, W), on the device (its upload queued)
     Tensor targets;  // (N, 6) on the host
+    Tensor host_img;  // the images on the host, kept for the batches that are plotted (no device read-back)
   };
-  StagedBatch stage(data::Batch& b) const { return {b.at("img").to(device_), b.at("targets")}; }
+  StagedBatch stage(data::Batch& b, bool keep_host) const {
+    return {b.at("img").to(device_), b.at("targets"), keep_host ? b.at("img") : Tensor()};
+  }
   bool on_gpu() const { return device_.type == DeviceType::Vulkan; }
   // Submits the device's queued work without waiting for it.
   void flush_device() const {
@@ -536,7 +539,9 @@ TrainResult Trainer::run() {
     data::DataLoader::Iterator it = train_loader_->begin();
     const data::DataLoader::Iterator end = train_loader_->end();
     std::optional<StagedBatch> next;
-    if (it != end) next = stage(*it);
+    // The first kPlottedTrainBatches batches of a run keep their host images for train_batchN.jpg.
+    auto keep_host = [&](int64_t batch) { return plots && batch + nb_ * epoch < kPlottedTrainBatches; };
+    if (it != end) next = stage(*it, keep_host(first));
     at_epoch_ = epoch;
     while (next) {
       at_batch_ = i;
@@ -546,11 +551,11 @@ TrainResult Trainer::run() {
       warmup(ni, epoch);
       const Tensor img = vision::to_float_image(cur.img);
       const Tensor& targets = cur.targets;
-      if (plots && ni < kPlottedTrainBatches) {
+      if (cur.host_img.defined()) {
         const std::string name = fmt::format("train_batch{}.jpg", ni);
         detail::try_plot(name, [&] {
           const Tensor labels = cat({targets.to(kFloat32), full({targets.size(0), 1}, -1.0, kFloat32)}, 1);
-          detail::plot_batch(cur.img.to(kCPU), labels, data_.names, (dir / name).string());
+          detail::plot_batch(cur.host_img, labels, data_.names, (dir / name).string());
         });
       }
       std::vector<Tensor> maps;
@@ -563,7 +568,7 @@ TrainResult Trainer::run() {
       // Reading back one (4,) tensor submits the forward; the next batch is prepared before the wait.
       const Tensor values = cat({loss.detach().reshape({1}).to(items.dtype()), items.reshape({-1})});
       flush_device();
-      if (++it != end) next = stage(*it);
+      if (++it != end) next = stage(*it, keep_host(i + 1));
       const Tensor host = values.to(kCPU).to(kFloat64).contiguous();
       const double* hv = host.data_ptr<double>();
       const std::array<double, 3> li = {hv[1], hv[2], hv[3]};
