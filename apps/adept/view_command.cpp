@@ -59,7 +59,8 @@ void register_view_command(CLI::App& app) {
                   "the HTML file to write (default: view.html in the first run's folder; with --serve, only written "
                   "when given)");
   cmd->add_flag("--serve", args->serve, "serve the page on localhost and refresh it while the runs train");
-  cmd->add_option("--port", args->server.port, "the port of --serve (0: any free port)")->capture_default_str();
+  cmd->add_option("--port", args->server.port, "the port of --serve (0: any free port)")->check(CLI::Range(0, 65535))
+      ->capture_default_str();
   cmd->add_option("--poll_ms,--poll-ms", args->server.poll_ms, "how often the served page checks for new data (ms)")
       ->capture_default_str()
       ->check(CLI::Range(100, 3600000));
