@@ -9,8 +9,8 @@ namespace adept::models::yolo {
 
 /// Counts, over images, which class each ground-truth box was detected as: an (nc + 1) x (nc + 1)
 /// matrix indexed [predicted][true], whose last row and column are "background".
-///  * Per image, detections with confidence > conf (0.25 when conf is 0.001, the val default, as
-///    Ultralytics does) are matched class-agnostically to ground-truth boxes with IoU > iou: pairs in
+///  * Per image, detections with confidence > conf (validate() passes 0.25 when validation's conf
+///    is 0.001, the mAP default, as Ultralytics does) are matched class-agnostically to ground-truth boxes with IoU > iou: pairs in
 ///    descending IoU, each detection and each ground-truth box used at most once.
 ///  * A matched ground-truth box counts [its detection's class][its class]; an unmatched one
 ///    [background][its class]; an unmatched detection [its class][background].

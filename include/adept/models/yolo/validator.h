@@ -21,7 +21,7 @@ namespace adept::models::yolo {
 /// What one validation pass measured.
 struct ValidationResult {
   DetectionResults metrics;
-  std::optional<ConfusionMatrix> confusion;  ///< at conf 0.25 and IoU 0.45 (ConfusionMatrix's defaults)
+  std::optional<ConfusionMatrix> confusion;  ///< IoU 0.45, conf 0.25 (or the NMS conf when above 0.001)
   std::string save_dir;          ///< where the plots went (empty without plots)
   std::array<double, 3> loss{};  ///< mean (box, cls, dfl) loss items over the batches, when a loss was given
   double seconds = 0;            ///< wall time of the pass

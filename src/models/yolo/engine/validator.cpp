@@ -78,7 +78,9 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
   const Device device = model.parameters().front().device();
   DetectionMetrics metrics;
   ValidationResult out;
-  out.confusion.emplace(model.nc);
+  // As Ultralytics: the matrix counts detections above 0.25 when validation keeps everything
+  // (conf 0.001, the mAP default), else above the given conf.
+  out.confusion.emplace(model.nc, nms.conf_thres <= 0.001 ? 0.25 : nms.conf_thres);
   if (plots) out.save_dir = plots->dir;
   int64_t batches = 0;
   const int64_t total = loader.size();
