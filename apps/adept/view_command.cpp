@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "adept/errors.h"
 #include "commands.h"
 #include "view/page.h"
 #include "view/run_folders.h"
@@ -24,10 +25,15 @@ struct ViewArgs {
 };
 
 void run_view(const ViewArgs& a) {
+  ADEPT_CHECK(!a.folders.empty(), ValueError,
+              "view: give one or more run folders, e.g. `adept view runs/detect/train` (see adept view --help)");
   const std::vector<view::RunFolder> runs = view::find_run_folders(a.folders);
   if (!a.serve || !a.out.empty()) {
     const std::string out = a.out.empty() ? (std::filesystem::path(runs.front().path) / "view.html").string() : a.out;
-    view::write_page(out, view::viewer_page(view::view_data_json(runs), false));
+    std::vector<std::string> warnings;
+    const std::string data = view::view_data_json(runs, &warnings);
+    for (const std::string& w : warnings) fmt::print(stderr, "adept view: warning: {}\n", w);
+    view::write_page(out, view::viewer_page(data, false));
     std::vector<std::string> names;
     for (const view::RunFolder& r : runs) names.push_back(r.name);
     fmt::print("{} run{} ({}): wrote {}\n", runs.size(), runs.size() == 1 ? "" : "s", fmt::join(names, ", "), out);
@@ -54,7 +60,7 @@ void register_view_command(CLI::App& app) {
       "  adept view runs/detect/train                      writes runs/detect/train/view.html\n"
       "  adept view runs/detect --serve                    every run of runs/detect, live at http://127.0.0.1:6006/\n"
       "  adept view runs/detect/a runs/detect/b --out cmp.html");
-  cmd->add_option("folders", args->folders, "run folders, or folders of runs")->required();
+  cmd->add_option("folders", args->folders, "run folders, or folders of runs (one or more)");
   cmd->add_option("--out", args->out,
                   "the HTML file to write (default: view.html in the first run's folder; with --serve, only written "
                   "when given)");

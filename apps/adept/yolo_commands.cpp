@@ -125,7 +125,8 @@ void register_yolo_commands(CLI::App& app) {
                       "Train YOLO11 (default: yolo11n on the built-in synthetic shapes dataset; data=<yaml or folder> "
                       "for your own). Ctrl-C saves a checkpoint; resume=True continues. Without data=, training uses "
                       "the built-in data's own defaults (imgsz=96 epochs=25 batch=16 nbs=16 optimizer=AdamW lr0=0.002 "
-                      "cos_lr=True cls=1.0 close_mosaic=3 ...) where the list below shows Ultralytics'.",
+                      "cos_lr=True cls=1.0 close_mosaic=3 ...) in place of Ultralytics' defaults, which the options of "
+                      "`adept train --help` show.",
                       "  adept train epochs=5 name=shapes5           # the built-in shapes data, 5 epochs\n"
                       "  adept train data=coco128.yaml imgsz=320 epochs=30 batch=16 workers=2 --device vulkan\n",
                       [](const Config& c) {

@@ -298,6 +298,35 @@ def test_serve(tmp, runs_dir, runs):
         server.wait(timeout=10)
 
 
+def test_damaged(tmp, runs):
+    """One empty and one damaged CSV beside a good run: the good run is drawn, the others warned about."""
+    folder = os.path.join(tmp, "damaged")
+    write_run(os.path.join(folder, "good"), 2, 3, 1)
+    os.makedirs(os.path.join(folder, "empty"))
+    open(os.path.join(folder, "empty", "results.csv"), "w").close()
+    bad = os.path.join(folder, "bad")
+    bad_runs = write_run(bad, 2, 3, 3)
+    with open(os.path.join(bad, "batches.csv"), "a") as f:
+        f.write("3,1,6,0.5,0.6\n")                                   # a short row: left out
+        f.write("3,2,7,oops,0.6,0.7,12,0.001,0.002,0.003,55\n")      # a word: a gap
+        f.write("3,3,8,0.5,0.6,0.7")                                  # being written: silent
+    page = os.path.join(tmp, "damaged.html")
+    out = run([folder, "--out", page])
+    check(out.returncode == 0 and "3 runs" in out.stdout and os.path.isfile(page),
+          f"adept view with a damaged run: exit {out.returncode}, {out.stdout} {out.stderr}")
+    for message in ("results.csv is empty", "batches.csv line 8: 5 fields where the header has 11",
+                    "batches.csv line 9, column box_loss: 'oops' is not a number"):
+        check(message in out.stderr, f"adept view with a damaged run: stderr {out.stderr!r} lacks {message!r}")
+    check("line 10" not in out.stderr, f"the row being written was warned about: {out.stderr!r}")
+    drawn = chromium_dom("file://" + page + "?smoothing=0", tmp)
+    check(len(drawn["warnings"]) == 3, f"the page lists {drawn['warnings']}, expected 3 warnings")
+    box = next(c for c in drawn["charts"] if c["kind"] == "batch" and c["metric"] == "box_loss")
+    points = {s["name"]: s["points"] for s in box["series"]}
+    rows = len(bad_runs["batches"]["epoch"])
+    check(points.get("good") == 6 and points.get("bad") == rows,  # the word is a gap
+          f"damaged runs: box_loss points {points}, expected good 6 and bad {rows}")
+
+
 def main():
     if not os.access(ADEPT, os.X_OK):
         raise SystemExit(f"FAIL: {ADEPT} is not an executable")
@@ -328,14 +357,13 @@ def main():
 
         test_serve(tmp, runs_dir, runs)
 
+        test_damaged(tmp, runs)
+
         empty = os.path.join(tmp, "empty")
         os.makedirs(os.path.join(empty, "sub"))
-        broken = os.path.join(tmp, "broken")
-        os.makedirs(broken)
-        open(os.path.join(broken, "results.csv"), "w").close()
         for args, message in (([os.path.join(tmp, "missing")], "does not exist"),
                               ([empty], "holds no batches.csv or results.csv, nor do its subfolders"),
-                              ([broken], "results.csv is empty")):
+                              ([], "give one or more run folders")):
             out = run(args)
             check(out.returncode != 0 and message in out.stderr,
                   f"adept view {args}: exit {out.returncode}, stderr {out.stderr!r}, expected {message!r}")

@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "adept/errors.h"
 
@@ -30,12 +33,19 @@ std::vector<std::string_view> split(std::string_view line) {
   }
 }
 
-double parse_number(std::string_view field) {
-  if (field.empty()) return std::nan("");
+// The number in `field`; NaN for a missing value; nullopt for text that is not a number.
+std::optional<double> parse_number(std::string_view field) {
+  if (field.empty() || field == "-") return std::nan("");
   const std::string s(field);
   char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() ? v : std::nan("");
+  const double v = std::strtod(s.c_str(), &end);  // also reads nan, inf, -inf
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+void warn(MetricsTable& table, size_t& problems, std::string message) {
+  ++problems;
+  if (problems <= MetricsTable::kMaxWarnings) table.warnings.push_back(std::move(message));
 }
 
 }  // namespace
@@ -48,9 +58,10 @@ MetricsTable read_metrics_csv(const std::string& path) {
   const std::string text = buffer.str();
 
   MetricsTable table;
-  size_t pos = 0;
+  size_t pos = 0, line_number = 0, problems = 0;
   bool header = true;
   while (pos < text.size()) {
+    ++line_number;
     size_t eol = text.find('\n', pos);
     const bool terminated = eol != std::string::npos;
     if (!terminated) eol = text.size();
@@ -69,11 +80,22 @@ MetricsTable read_metrics_csv(const std::string& path) {
     }
     if (fields.size() != table.columns.size()) {
       ++table.skipped_rows;
+      if (terminated)
+        warn(table, problems, fmt::format("{} line {}: {} fields where the header has {}; the row is left out", path,
+                                          line_number, fields.size(), table.columns.size()));
       continue;
     }
-    for (size_t c = 0; c < fields.size(); ++c) table.values[c].push_back(parse_number(fields[c]));
+    for (size_t c = 0; c < fields.size(); ++c) {
+      const std::optional<double> v = parse_number(fields[c]);
+      if (!v)
+        warn(table, problems, fmt::format("{} line {}, column {}: '{}' is not a number; drawn as a gap", path,
+                                          line_number, table.columns[c], fields[c]));
+      table.values[c].push_back(v.value_or(std::nan("")));
+    }
     ++table.rows;
   }
+  if (problems > MetricsTable::kMaxWarnings)
+    table.warnings.push_back(fmt::format("{}: {} more problems", path, problems - MetricsTable::kMaxWarnings));
   ADEPT_CHECK(!header, ValueError, "{} is empty: expected a header line of column names (epoch,...)", path);
   return table;
 }

@@ -6,14 +6,18 @@
 
 namespace adept::app::view {
 
-/// The columns of a metrics CSV, column by column. A value that is empty or not a number
-/// ("nan", "-") is NaN. A row whose field count differs from the header's is left out and
-/// counted (a row the trainer is writing right now, a damaged line).
+/// The columns of a metrics CSV, column by column. An empty value, "nan", "inf" or "-" is NaN
+/// without comment. A row whose field count differs from the header's is left out and counted;
+/// a value that is not a number is NaN. Both are reported in `warnings` (naming the file, the
+/// line and the column), except a last line without its newline, which is a row the trainer is
+/// writing right now and is left out silently.
 struct MetricsTable {
   std::vector<std::string> columns;          ///< the header's names, spaces around them trimmed
   std::vector<std::vector<double>> values;   ///< values[c][r]: column c of row r
   size_t rows = 0;
   size_t skipped_rows = 0;
+  std::vector<std::string> warnings;         ///< at most kMaxWarnings lines, then one "... more" line
+  static constexpr size_t kMaxWarnings = 5;
 };
 
 /// Reads `path`. IOError when it cannot be read; ValueError when it has no header line or a

@@ -15,10 +15,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json table_json(const fs::path& csv) {
+// The table of `csv`, or null when it is absent or cannot be read (the reason added to `warnings`:
+// one damaged file must not hide the other runs).
+nlohmann::json table_json(const fs::path& csv, std::vector<std::string>& warnings) {
   std::error_code ec;
   if (!fs::is_regular_file(csv, ec)) return nullptr;
-  const MetricsTable t = read_metrics_csv(csv.string());
+  MetricsTable t;
+  try {
+    t = read_metrics_csv(csv.string());
+  } catch (const std::exception& e) {
+    warnings.push_back(fmt::format("{}; not drawn", e.what()));
+    return nullptr;
+  }
+  warnings.insert(warnings.end(), t.warnings.begin(), t.warnings.end());
   nlohmann::json data = nlohmann::json::object();
   for (size_t c = 0; c < t.columns.size(); ++c) {
     nlohmann::json column = nlohmann::json::array();
@@ -45,15 +54,20 @@ std::string data_fingerprint(const std::vector<RunFolder>& runs) {
   return fmt::format("{:016x}", std::hash<std::string>{}(out));
 }
 
-std::string view_data_json(const std::vector<RunFolder>& runs) {
+std::string view_data_json(const std::vector<RunFolder>& runs, std::vector<std::string>* all_warnings) {
   nlohmann::json doc;
   doc["version"] = data_fingerprint(runs);  // before reading: a change while reading shows at the next poll
   doc["runs"] = nlohmann::json::array();
   for (const RunFolder& run : runs) {
+    std::vector<std::string> warnings;
+    nlohmann::json batches = table_json(fs::path(run.path) / kBatchesCsv, warnings);
+    nlohmann::json results = table_json(fs::path(run.path) / kResultsCsv, warnings);
+    if (all_warnings) all_warnings->insert(all_warnings->end(), warnings.begin(), warnings.end());
     doc["runs"].push_back({{"name", run.name},
                            {"path", run.path},
-                           {"batches", table_json(fs::path(run.path) / kBatchesCsv)},
-                           {"results", table_json(fs::path(run.path) / kResultsCsv)}});
+                           {"batches", std::move(batches)},
+                           {"results", std::move(results)},
+                           {"warnings", std::move(warnings)}});
   }
   return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

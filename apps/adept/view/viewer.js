@@ -322,7 +322,18 @@
       label.append(box, swatch, run.name, path);
       runs.appendChild(label);
     });
+    // What could not be drawn (an empty or damaged CSV), as the server found it.
+    const list = document.getElementById('warnings');
+    list.textContent = '';
+    for (const text of allWarnings()) {
+      const item = document.createElement('li');
+      item.textContent = text;
+      list.appendChild(item);
+    }
+    list.hidden = list.childElementCount === 0;
   }
+
+  function allWarnings() { return data.runs.flatMap((run) => run.warnings || []); }
 
   function draw() {
     drawRunList();
@@ -374,7 +385,7 @@
   function report() {
     ++renders;
     const out = { version: data.version, live: config.live, smoothing: state.smoothing, log: state.log,
-                  epoch_lines: state.epochLines, zoom: state.zoom, renders, charts: [] };
+                  epoch_lines: state.epochLines, zoom: state.zoom, renders, warnings: allWarnings(), charts: [] };
     for (const entry of charts.values()) {
       const { x, y } = entry.chart.scales;
       if (!x || !y) continue;

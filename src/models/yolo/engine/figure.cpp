@@ -199,7 +199,7 @@ void Figure::legend(const std::vector<std::string>& labels, const std::vector<Rg
   for (size_t i = 0; i < labels.size(); ++i) {
     const double y = y0 - dy * (static_cast<double>(i) + 0.8);
     line({x0 + xr * 0.01, x0 + xr * 0.01 + line_w}, {y, y}, i < colors.size() ? colors[i] : Rgb{0, 0, 0}, 2.5);
-    text(x0 + xr * 0.02 + line_w, y - dy * 0.25, labels[i], {0, 0, 0}, kLegendScale, 0.0);
+    text(x0 + xr * 0.02 + line_w, y, labels[i], {0, 0, 0}, kLegendScale, 0.0);
   }
 }
 
@@ -239,6 +239,16 @@ void Figure::save(const std::string& path) {
   write_image_atomic(path, img);
 }
 
+std::string shorten(const std::string& s, size_t max_chars) {
+  // Byte offsets where each UTF-8 character starts (continuation bytes are 10xxxxxx).
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  if (starts.size() <= max_chars) return s;
+  const size_t keep = max_chars > 3 ? max_chars - 3 : 0;
+  return s.substr(0, starts[keep]) + "...";
+}
+
 void write_image_atomic(const std::string& path, const Tensor& bgr) {
   namespace fs = std::filesystem;
   const fs::path p(path);
@@ -258,7 +268,9 @@ bool try_plot(const std::string& what, const std::function<void()>& draw) {
     draw();
     return true;
   } catch (const std::exception& e) {
-    spdlog::warn("plots: {} skipped: {}", what, e.what());
+    std::string why = e.what();
+    if (why.rfind("plots: ", 0) == 0) why.erase(0, 7);  // the prefix is said once
+    spdlog::warn("plots: {} skipped: {}", what, why);
     return false;
   }
 }

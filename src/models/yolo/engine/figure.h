@@ -72,6 +72,10 @@ class Figure {
   Axes axes_;
 };
 
+/// `s` cut to at most `max_chars` characters (UTF-8 aware), its end replaced by "..." when cut: a
+/// long class name as a tick label that must not run off the page.
+std::string shorten(const std::string& s, size_t max_chars);
+
 /// Writes `bgr` ((H, W, 3) uint8) to `path` (format by extension, vision::imwrite) through a
 /// temporary file in the same folder and a rename, so a reader never sees half a file.
 void write_image_atomic(const std::string& path, const Tensor& bgr);

@@ -18,12 +18,12 @@ namespace adept::models::yolo::detail {
 namespace {
 
 constexpr int64_t kMaxTiles = 16;
-constexpr double kTargetWidth = 1280, kMaxWidth = 1920;
+constexpr double kTargetWidth = 1280, kMaxWidth = 1920;  // pixels
 
 }  // namespace
 
-void plot_batch(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names,
-                const std::string& out_jpg) {
+Tensor batch_mosaic(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names, double min_width,
+                    double max_width) {
   ADEPT_CHECK(img.defined() && img.dim() == 4 && img.size(1) == 3 && img.dtype() == kUInt8, ShapeError,
               "plot_batch: expected images of shape (B, 3, H, W) uint8, got {}",
               img.defined() ? shape_str(img.sizes()) + " " + dtype_name(img.dtype()) : std::string("undefined"));
@@ -33,12 +33,13 @@ void plot_batch(const Tensor& img, const Tensor& boxes, const std::vector<std::s
   const int64_t bs = std::min(img.size(0), kMaxTiles);
   const int64_t h = img.size(2), w = img.size(3);
   const int64_t ns = static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(std::max<int64_t>(bs, 1)))));
+  const int64_t grid_rows = std::max<int64_t>(1, (bs + ns - 1) / ns);  // no empty rows below the last image
   const double grid = static_cast<double>(ns * std::max(h, w));
-  // Small images are enlarged to about kTargetWidth, large ones reduced to kMaxWidth.
-  const double scale = grid > 0 ? std::clamp(grid, kTargetWidth, kMaxWidth) / grid : 1.0;
-  const int th = std::max(1, static_cast<int>(std::lround(static_cast<double>(h) * scale)));
-  const int tw = std::max(1, static_cast<int>(std::lround(static_cast<double>(w) * scale)));
-  cv::Mat mosaic(static_cast<int>(ns) * th, static_cast<int>(ns) * tw, CV_8UC3, cv::Scalar(255, 255, 255));
+  const double scale = grid > 0 ? std::clamp(grid, min_width, max_width) / grid : 1.0;
+  // Rounded down, so the mosaic is never wider than the chosen width.
+  const int th = std::max(1, static_cast<int>(std::floor(static_cast<double>(h) * scale + 1e-9)));
+  const int tw = std::max(1, static_cast<int>(std::floor(static_cast<double>(w) * scale + 1e-9)));
+  cv::Mat mosaic(static_cast<int>(grid_rows) * th, static_cast<int>(ns) * tw, CV_8UC3, cv::Scalar(255, 255, 255));
   // (B, H, W, 3) RGB -> BGR on the CPU.
   const Tensor hwc = flip(img.detach().narrow(0, 0, bs).to(kCPU).permute({0, 2, 3, 1}), {3}).contiguous();
   const Tensor rows = boxes.numel() ? boxes.detach().to(kCPU).to(kFloat64).contiguous() : zeros({0, 7}, kFloat64);
@@ -63,8 +64,12 @@ void plot_batch(const Tensor& img, const Tensor& boxes, const std::vector<std::s
     tile.copyTo(mosaic(cv::Rect(x0, y0, tw, th)));
     cv::rectangle(mosaic, cv::Rect(x0, y0, tw, th), cv::Scalar(255, 255, 255), 2);
   }
-  Tensor out = vision::detail::from_mat(mosaic);
-  write_image_atomic(out_jpg, out);
+  return vision::detail::from_mat(mosaic);
+}
+
+void plot_batch(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names,
+                const std::string& out_jpg) {
+  write_image_atomic(out_jpg, batch_mosaic(img, boxes, names, kTargetWidth, kMaxWidth));
 }
 
 }  // namespace adept::models::yolo::detail

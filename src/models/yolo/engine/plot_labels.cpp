@@ -61,7 +61,7 @@ void plot_labels(const std::vector<vision::ImageLabels>& labels, const std::vect
     const double x0 = static_cast<double>(c) - 0.4, x1 = static_cast<double>(c) + 0.4;
     fig.fill({x0, x1, x1, x0}, {0, 0, per_class[c], per_class[c]}, class_rgb(static_cast<int64_t>(c)));
     if (nc <= 40 && c < names.size())
-      fig.edge_text('b', (static_cast<double>(c) + 0.5) / static_cast<double>(per_class.size()), names[c],
+      fig.edge_text('b', (static_cast<double>(c) + 0.5) / static_cast<double>(per_class.size()), shorten(names[c], 18),
                     nc > 20 ? 0.55 : 0.75, /*vertical=*/true);
   }
 

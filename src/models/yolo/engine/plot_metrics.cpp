@@ -15,6 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxLegendClasses = 20;  // more classes: grey lines without a legend, as Ultralytics
+constexpr size_t kMaxNameChars = 20;      // longer class names are shortened in legends and tick labels
 
 std::string class_name(int64_t cls, const std::vector<std::string>& names) {
   return cls >= 0 && cls < static_cast<int64_t>(names.size()) ? names[cls] : std::to_string(cls);
@@ -71,7 +72,7 @@ void plot_curves(const DetectionResults& r, const std::vector<std::string>& name
     p[c] = r.p_curve[c];
     rc[c] = r.r_curve[c];
     for (int j = 0; j < kConfPoints; ++j) f1[c][j] = 2 * p[c][j] * rc[c][j] / (p[c][j] + rc[c][j] + 1e-16);
-    labels[c] = class_name(r.classes[c], names);
+    labels[c] = shorten(class_name(r.classes[c], names), kMaxNameChars);
     pr_labels[c] = fmt::format("{} {:.3f}", labels[c], r.ap[c][0]);
   }
   Axes a;
@@ -80,8 +81,11 @@ void plot_curves(const DetectionResults& r, const std::vector<std::string>& name
   a.xlabel = "Recall";
   a.ylabel = "Precision";
   a.ymax = 1.02;
-  curve_figure(recall, pr, pr_labels, fmt::format("all classes {:.3f} mAP@0.5", r.map50), a,
-               (fs::path(dir) / "BoxPR_curve.png").string());
+  // Each file on its own: one that cannot be written does not keep the others from being drawn.
+  try_plot("BoxPR_curve.png", [&] {
+    curve_figure(recall, pr, pr_labels, fmt::format("all classes {:.3f} mAP@0.5", r.map50), a,
+                 (fs::path(dir) / "BoxPR_curve.png").string());
+  });
   const struct {
     const char *file, *title, *ylabel;
     const std::vector<std::vector<double>>& ys;
@@ -93,18 +97,22 @@ void plot_curves(const DetectionResults& r, const std::vector<std::string>& name
     a.title = kind.title;
     a.xlabel = "Confidence";
     a.ylabel = kind.ylabel;
-    curve_figure(conf, kind.ys, labels, fmt::format("all classes {:.2f} at {:.3f}", std::max(v, 0.0), at), a,
-                 (fs::path(dir) / kind.file).string());
+    try_plot(kind.file, [&] {
+      curve_figure(conf, kind.ys, labels, fmt::format("all classes {:.2f} at {:.3f}", std::max(v, 0.0), at), a,
+                   (fs::path(dir) / kind.file).string());
+    });
   }
 }
 
 void plot_confusion_matrix(const ConfusionMatrix& m, const std::vector<std::string>& names, const std::string& dir) {
   const int64_t n = m.nc() + 1;
   std::vector<std::string> ticks;
-  for (int64_t c = 0; c < m.nc(); ++c) ticks.push_back(class_name(c, names));
+  for (int64_t c = 0; c < m.nc(); ++c) ticks.push_back(shorten(class_name(c, names), kMaxNameChars));
   ticks.push_back("background");
   const std::vector<double> normalized = m.normalized();
   for (const bool norm : {false, true}) {
+    const char* file = norm ? "confusion_matrix_normalized.png" : "confusion_matrix.png";
+    try_plot(file, [&] {
     // Row 0 of the picture (top) is predicted class 0: the heatmap's rows run upwards.
     std::vector<double> z(n * n);
     double zmax = 0;
@@ -141,11 +149,12 @@ void plot_confusion_matrix(const ConfusionMatrix& m, const std::vector<std::stri
           const double v = z[(n - 1 - q) * n + t];
           if (norm ? v < 0.005 : v == 0) continue;
           const Rgb ink = v / (norm ? 1.0 : zmax) > 0.5 ? Rgb{255, 255, 255} : Rgb{0, 0, 0};
-          fig.text(static_cast<double>(t) + 0.5, static_cast<double>(n - 1 - q) + 0.4,
+          fig.text(static_cast<double>(t) + 0.5, static_cast<double>(n - 1 - q) + 0.5,
                    norm ? fmt::format("{:.2f}", v) : fmt::format("{}", static_cast<int64_t>(v)), ink,
                    n > 15 ? 0.5 : 0.8);
         }
-    fig.save((fs::path(dir) / (norm ? "confusion_matrix_normalized.png" : "confusion_matrix.png")).string());
+    fig.save((fs::path(dir) / file).string());
+    });
   }
 }
 

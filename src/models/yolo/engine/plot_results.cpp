@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "adept/errors.h"
 #include "models/yolo/engine/figure.h"
@@ -72,18 +73,30 @@ void plot_results(const std::string& results_csv, const std::string& out_png) {
       if (std::isfinite(y[i])) lo = std::min(lo, y[i]), hi = std::max(hi, y[i]), xlo = std::min(xlo, x[i]),
                                xhi = std::max(xhi, x[i]);
     if (!std::isfinite(lo)) lo = 0, hi = 1, xlo = 0, xhi = 1;
-    const double pad = (hi - lo) * 0.08 + 1e-9;
+    const bool metric = std::string_view(name).rfind("metrics/", 0) == 0;  // a fraction in [0, 1]
+    double ymin = 0, ymax = 1;
+    if (hi - lo > 1e-12 * std::max(1.0, std::fabs(hi))) {
+      const double pad = (hi - lo) * 0.08;
+      ymin = metric ? std::max(0.0, lo - pad) : lo - pad;
+      ymax = hi + pad;
+    } else if (!metric || hi > 0) {  // a constant: a range around it (a metric that is 0 throughout keeps [0, 1])
+      const double pad = hi != 0 ? std::fabs(hi) * 0.1 : 1.0;
+      ymin = metric ? std::max(0.0, lo - pad) : lo - pad;
+      ymax = hi + pad;
+    }
+    const bool legend = std::string_view(name) == "train/box_loss";
+    if (legend) ymax += (ymax - ymin) * 0.25;  // headroom for the legend box above the curve
     Axes a;
     a.title = name;
     a.xlabel = "epoch";
     a.xmin = xlo - 0.5;
     a.xmax = xhi + 0.5;
-    a.ymin = lo - pad;
-    a.ymax = hi + pad;
+    a.ymin = ymin;
+    a.ymax = ymax;
     fig.panel(a, 0.18, 0.95, 0.18, 0.86);
     fig.line(x, y, Figure::series_color(0), 2.0, true);
     fig.line(x, smooth(y), Figure::series_color(1), 1.5);
-    if (std::string(name) == "train/box_loss") fig.legend({"results", "smooth"}, {Figure::series_color(0), Figure::series_color(1)});
+    if (legend) fig.legend({"results", "smooth"}, {Figure::series_color(0), Figure::series_color(1)});
   }
   fig.save(out_png);
 }

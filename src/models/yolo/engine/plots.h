@@ -26,20 +26,27 @@ void plot_results(const std::string& results_csv, const std::string& out_png);
 void plot_labels(const std::vector<vision::ImageLabels>& labels, const std::vector<std::string>& names,
                  const std::string& out_jpg);
 
-/// A mosaic of up to 16 images of a batch with their boxes (train_batchN.jpg, val_batchN_labels.jpg,
-/// val_batchN_pred.jpg). img: (B, 3, H, W) uint8 RGB (detection_collate's layout); boxes: (n, 7)
+/// A mosaic of up to 16 images of a batch with their boxes, as a (H, W, 3) uint8 BGR image: a
+/// square grid of ceil(sqrt(B)) columns (rows left empty below the last image are cut off).
+/// img: (B, 3, H, W) uint8 RGB (detection_collate's layout), any device; boxes: (n, 7)
 /// [batch index, class, cx, cy, w, h, conf] normalised to H and W (conf < 0: a label, drawn
-/// without a confidence). The tiles are scaled so the mosaic is about 1280 pixels wide (at most
-/// 1920), so small images stay readable.
+/// without a confidence). The tiles are scaled so the grid is min_width..max_width pixels wide
+/// (0: images are never enlarged). ShapeError for other shapes.
+Tensor batch_mosaic(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names, double min_width,
+                    double max_width);
+
+/// batch_mosaic written to `out_jpg` (train_batchN.jpg, val_batchN_labels.jpg, val_batchN_pred.jpg),
+/// at most 1280 pixels wide for small images (so they stay readable) and 1920 for large ones.
 void plot_batch(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names,
                 const std::string& out_jpg);
 
 /// BoxPR_curve.png, BoxF1_curve.png, BoxP_curve.png, BoxR_curve.png in `dir`: per class and the
-/// mean over classes, at IoU 0.5 (DetectionResults' pr_curve, p_curve, r_curve).
+/// mean over classes, at IoU 0.5 (DetectionResults' pr_curve, p_curve, r_curve). Each file is drawn
+/// under its own try_plot: a failure is a warning naming that file, and the others are still drawn.
 void plot_curves(const DetectionResults& r, const std::vector<std::string>& names, const std::string& dir);
 
 /// confusion_matrix.png (counts) and confusion_matrix_normalized.png (each true-class column
-/// divided by its sum) in `dir`.
+/// divided by its sum) in `dir`, each under its own try_plot.
 void plot_confusion_matrix(const ConfusionMatrix& m, const std::vector<std::string>& names, const std::string& dir);
 
 }  // namespace adept::models::yolo::detail

@@ -25,9 +25,10 @@ class TensorBoardLog {
   /// `iteration` (batches.csv's iteration column).
   void batch(int64_t iteration, const std::array<double, 3>& losses);
   /// A training batch as one image tagged `tag` at `step`: up to 16 of its images on a grid (scaled so
-  /// the grid's sides stay within 1920 pixels) with their labelled boxes, as Ultralytics' train_batch
-  /// plots. img: (B, 3, H, W) uint8 RGB, any device; targets: (N, 6) rows (batch_idx, cls, cx, cy, w,
-  /// h) normalized to the image size; class k is labelled names[k].
+  /// the grid's width stays within 1920 pixels) with their labelled boxes, as Ultralytics' train_batch
+  /// plots (plots.h's batch_mosaic). img: (B, 3, H, W) uint8 RGB, on the host for the trainer (any
+  /// device works, at the price of a read-back); targets: (N, 6) rows (batch_idx, cls, cx, cy, w, h)
+  /// normalized to the image size; class k is labelled names[k]. ShapeError for other shapes.
   void batch_image(const std::string& tag, int64_t step, const Tensor& img, const Tensor& targets,
                    const std::vector<std::string>& names);
   const std::string& path() const { return writer_.path(); }

@@ -539,8 +539,12 @@ TrainResult Trainer::run() {
     data::DataLoader::Iterator it = train_loader_->begin();
     const data::DataLoader::Iterator end = train_loader_->end();
     std::optional<StagedBatch> next;
-    // The first kPlottedTrainBatches batches of a run keep their host images for train_batchN.jpg.
-    auto keep_host = [&](int64_t batch) { return plots && batch + nb_ * epoch < kPlottedTrainBatches; };
+    // The first kPlottedTrainBatches batches of a run keep their host images for train_batchN.jpg, and
+    // TensorBoard's batch image (the epoch's first batch, at the start and when the mosaic closes) its own.
+    const bool tb_image_epoch = tb && (epoch == start_epoch || epoch == close_at);
+    auto keep_host = [&](int64_t batch) {
+      return (plots && batch + nb_ * epoch < kPlottedTrainBatches) || (tb_image_epoch && batch == first);
+    };
     if (it != end) next = stage(*it, keep_host(first));
     at_epoch_ = epoch;
     while (next) {
@@ -551,7 +555,7 @@ TrainResult Trainer::run() {
       warmup(ni, epoch);
       const Tensor img = vision::to_float_image(cur.img);
       const Tensor& targets = cur.targets;
-      if (cur.host_img.defined()) {
+      if (cur.host_img.defined() && ni < kPlottedTrainBatches && plots) {
         const std::string name = fmt::format("train_batch{}.jpg", ni);
         detail::try_plot(name, [&] {
           const Tensor labels = cat({targets.to(kFloat32), full({targets.size(0), 1}, -1.0, kFloat32)}, 1);
@@ -599,8 +603,8 @@ TrainResult Trainer::run() {
       batches.append({static_cast<double>(epoch + 1), static_cast<double>(i + 1), static_cast<double>(ni), li[0], li[1],
                       li[2], static_cast<double>(targets.size(0)), lr[0], lr[1], lr[2], ips});
       if (tb) tb->batch(ni, li);
-      if (tb && i == first && (epoch == start_epoch || epoch == close_at))
-        tb->batch_image("train_batch", epoch + 1, cur.img, targets, data_.names);
+      if (tb_image_epoch && i == first)
+        tb->batch_image("train_batch", epoch + 1, cur.host_img, targets, data_.names);
       ++i;
       const double n = static_cast<double>(i);
       bar.update(i, fmt::format("box {:.4f} cls {:.4f} dfl {:.4f} inst {} | {:.1f} img/s", loss_sum_[0] / n,

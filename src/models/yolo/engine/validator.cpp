@@ -118,9 +118,8 @@ ValidationResult validate(Yolo11& model, data::DataLoader& loader, const NmsOpti
     for (double& l : out.loss) l /= static_cast<double>(batches);
   out.metrics = metrics.compute();
   if (plots) {
-    detail::try_plot("the validation curves", [&] { detail::plot_curves(out.metrics, plots->names, plots->dir); });
-    detail::try_plot("the confusion matrix",
-                     [&] { detail::plot_confusion_matrix(*out.confusion, plots->names, plots->dir); });
+    detail::plot_curves(out.metrics, plots->names, plots->dir);  // each file under its own try_plot
+    detail::plot_confusion_matrix(*out.confusion, plots->names, plots->dir);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
