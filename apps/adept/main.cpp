@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -27,6 +28,18 @@ int main(int argc, char** argv) {
   adept::app::register_view_command(app);
 
   const std::vector<std::string> args = adept::app::rewrite_key_value_args(argc, argv, adept::app::is_yolo_flag);
+  // A first word that is no subcommand: CLI11 would only say that a subcommand is required.
+  std::string names;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || (args.size() > 1 && sub->check_name(args[1]));
+  }
+  if (args.size() > 1 && !args[1].empty() && args[1][0] != '-' && !known) {
+    std::fprintf(stderr, "adept: error: unknown command '%s'; the commands are %s (adept --help)\n", args[1].c_str(),
+                 names.c_str());
+    return 1;
+  }
   std::vector<const char*> cargs;
   for (const std::string& a : args) cargs.push_back(a.c_str());
   try {

@@ -61,7 +61,7 @@ class InputFile {
  public:
   explicit InputFile(const std::string& path) : path_(path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw IOError(fmt::format("load_file('{}'): cannot open: {}", path, std::strerror(errno)));
+    if (fd_ < 0) throw IOError(fmt::format("safetensors file '{}': cannot open: {}", path, std::strerror(errno)));
     struct stat st {};
     if (::fstat(fd_, &st) != 0) fail(fmt::format("fstat failed: {}", std::strerror(errno)));
     if (S_ISDIR(st.st_mode)) fail("is a directory");
@@ -88,7 +88,7 @@ class InputFile {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw IOError(fmt::format("load_file('{}'): {}", path_, what));
+    throw IOError(fmt::format("safetensors file '{}': {}", path_, what));
   }
 
  private:
@@ -103,7 +103,7 @@ Dtype parse_dtype(const InputFile& f, const std::string& path, const std::string
   for (const auto& [dtype, name] : kDtypeNames)
     if (s == name) return dtype;
   bool foreign = std::find(std::begin(kForeignDtypes), std::end(kForeignDtypes), s) != std::end(kForeignDtypes);
-  throw DtypeError(fmt::format("load_file('{}'): tensor '{}' has {} dtype \"{}\" (Adept supports F64 F32 F16 BF16 "
+  throw DtypeError(fmt::format("safetensors file '{}': tensor '{}' has {} dtype \"{}\" (Adept supports F64 F32 F16 BF16 "
                                "I64 I32 U8 BOOL)", path, tensor, foreign ? "the unsupported" : "an unknown", s));
 }
 
@@ -155,8 +155,8 @@ Header read_header(const InputFile& f, const std::string& path) {
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
   if (header_len > f.size() - 8)
-    f.fail(fmt::format("header length {} exceeds the file size ({} bytes): truncated or not a safetensors file",
-                       header_len, f.size()));
+    f.fail(fmt::format("truncated or not a safetensors file: the header length its first 8 bytes give ({}) "
+                       "exceeds the file size ({} bytes)", header_len, f.size()));
 
   std::string text(header_len, '\0');
   f.read(text.data(), header_len, 8);

@@ -41,7 +41,7 @@ Tensor decode_image(const uint8_t* data, size_t size, const std::string& name) {
   if (starts_with(data, size, "\x89PNG\r\n\x1a\n", 8)) return decode_png(data, size, name);
   if (starts_with(data, size, "BM", 2)) return decode_bmp(data, size, name);
   const char* other = other_format(data, size);
-  throw IOError(fmt::format("imread: '{}' ({} bytes) is {} (imread decodes JPEG, PNG and BMP)", name, size,
+  throw IOError(fmt::format("image '{}' ({} bytes) is {} (Adept decodes JPEG, PNG and BMP)", name, size,
                             other ? fmt::format("a {} image, an unsupported format", other)
                                   : std::string("not a decodable image")));
 }

@@ -104,9 +104,9 @@ def test_train_batch_image_decodes(run):
     for im in images:
         decoded = Image.open(io.BytesIO(im.encoded_image_string))
         decoded.load()
-        # 4 images of 64 x 64 on a 2 x 2 grid.
+        # 4 images of 64 x 64 on a 2 x 2 grid, enlarged to 1280 pixels as train_batchN.jpg.
         assert decoded.format == "PNG" and decoded.mode == "RGB"
-        assert decoded.size == (im.width, im.height) == (2 * IMGSZ, 2 * IMGSZ)
+        assert decoded.size == (im.width, im.height) == (1280, 1280)
         assert len(decoded.getcolors(1 << 20)) > 10  # pictures, not a blank
 
 

@@ -315,16 +315,50 @@ def test_damaged(tmp, runs):
     check(out.returncode == 0 and "3 runs" in out.stdout and os.path.isfile(page),
           f"adept view with a damaged run: exit {out.returncode}, {out.stdout} {out.stderr}")
     for message in ("results.csv is empty", "batches.csv line 8: 5 fields where the header has 11",
-                    "batches.csv line 9, column box_loss: 'oops' is not a number"):
+                    "batches.csv line 9, column box_loss: 'oops' is not a number",
+                    "results.csv, column val/box_loss: 1 value is nan or inf (the first on line 2); drawn as gaps"):
         check(message in out.stderr, f"adept view with a damaged run: stderr {out.stderr!r} lacks {message!r}")
     check("line 10" not in out.stderr, f"the row being written was warned about: {out.stderr!r}")
     drawn = chromium_dom("file://" + page + "?smoothing=0", tmp)
-    check(len(drawn["warnings"]) == 3, f"the page lists {drawn['warnings']}, expected 3 warnings")
+    # 3, and the val/box_loss NaN of write_run's first epoch in good and bad
+    check(len(drawn["warnings"]) == 5, f"the page lists {drawn['warnings']}, expected 5 warnings")
     box = next(c for c in drawn["charts"] if c["kind"] == "batch" and c["metric"] == "box_loss")
     points = {s["name"]: s["points"] for s in box["series"]}
     rows = len(bad_runs["batches"]["epoch"])
     check(points.get("good") == 6 and points.get("bad") == rows,  # the word is a gap
           f"damaged runs: box_loss points {points}, expected good 6 and bad {rows}")
+
+
+def test_quirks(tmp):
+    """CSVs as other tools write them: a byte order mark, quoted fields, a repeated column name, nan / inf
+    values, binary bytes. Checked in the page's data and the warnings, without a browser."""
+    folder = os.path.join(tmp, "quirks")
+    files = {"bom": b"\xef\xbb\xbfepoch,a\n1,2\n2,3\n",
+             "quoted": b'epoch,"a,b",c\n1,2,3\n2,"4",5\n',
+             "twice": b"epoch,a,a\n1,2,3\n2,3,4\n",
+             "nonfinite": b"epoch,a,b\n1,nan,nan\n2,inf,nan\n3,-1e400,\n4,,nan\n5,1,nan\n",  # b: never finite, silent
+             "binary": b"epoch,\x01\xff\n1\x00,2\n"}
+    for name, data in files.items():
+        os.makedirs(os.path.join(folder, name))
+        with open(os.path.join(folder, name, "results.csv"), "wb") as f:
+            f.write(data)
+    page = os.path.join(tmp, "quirks.html")
+    out = run([folder, "--out", page])
+    check(out.returncode == 0 and "5 runs" in out.stdout, f"adept view of odd CSVs: exit {out.returncode}, {out.stderr}")
+    text = open(page, encoding="utf-8").read()
+    start = text.index('{"runs":[')
+    doc = json.loads(text[start:text.index("</script>", start)].replace("<\\/", "</"))
+    results = {r["name"]: r["results"] for r in doc["runs"]}
+    check(results["bom"] and results["bom"]["columns"] == ["epoch", "a"], f"byte order mark: {results['bom']}")
+    check(results["quoted"] and results["quoted"]["data"].get("a,b") == [2, 4], f"quoted fields: {results['quoted']}")
+    check(results["twice"] and results["twice"]["data"].get("a (2)") == [3, 4], f"a column named twice: {results['twice']}")
+    check(results["nonfinite"] and results["nonfinite"]["rows"] == 5, f"nan / inf: {results['nonfinite']}")
+    check(results["binary"] is None, f"a binary file was drawn: {results['binary']}")
+    for message in ("the header names column 'a' twice; the second is drawn as 'a (2)'",
+                    "column a: 3 values are nan or inf (the first on line 2); drawn as gaps",
+                    "is not a text CSV (it holds NUL bytes); not drawn"):
+        check(message in out.stderr, f"adept view of odd CSVs: stderr {out.stderr!r} lacks {message!r}")
+    check(out.stderr.count("warning") == 3, f"adept view of odd CSVs warned {out.stderr!r}, expected 3 warnings")
 
 
 def main():
@@ -358,6 +392,7 @@ def main():
         test_serve(tmp, runs_dir, runs)
 
         test_damaged(tmp, runs)
+        test_quirks(tmp)
 
         empty = os.path.join(tmp, "empty")
         os.makedirs(os.path.join(empty, "sub"))

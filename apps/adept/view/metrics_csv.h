@@ -6,11 +6,13 @@
 
 namespace adept::app::view {
 
-/// The columns of a metrics CSV, column by column. An empty value, "nan", "inf" or "-" is NaN
-/// without comment. A row whose field count differs from the header's is left out and counted;
-/// a value that is not a number is NaN. Both are reported in `warnings` (naming the file, the
-/// line and the column), except a last line without its newline, which is a row the trainer is
-/// writing right now and is left out silently.
+/// The columns of a metrics CSV, column by column (RFC 4180 quoting, a UTF-8 byte order mark
+/// skipped). An empty value or "-" is NaN without comment. These are reported in `warnings`
+/// (naming the file, the line and the column, non-text bytes shown as \xNN): a row whose field
+/// count differs from the header's (left out and counted, except a last line without its newline:
+/// a row the trainer is writing right now), a value that is not a number (NaN), nan / inf values in
+/// a column that also has finite ones (gaps; one line per column), a column name used twice (the
+/// second becomes "name (2)").
 struct MetricsTable {
   std::vector<std::string> columns;          ///< the header's names, spaces around them trimmed
   std::vector<std::vector<double>> values;   ///< values[c][r]: column c of row r
@@ -20,8 +22,8 @@ struct MetricsTable {
   static constexpr size_t kMaxWarnings = 5;
 };
 
-/// Reads `path`. IOError when it cannot be read; ValueError when it has no header line or a
-/// header column is empty.
+/// Reads `path`. IOError when it cannot be read; ValueError when it has no header line, a header
+/// column is empty or the file holds NUL bytes (not a text file).
 MetricsTable read_metrics_csv(const std::string& path);
 
 }  // namespace adept::app::view

@@ -154,6 +154,9 @@ LoadedModel load_model(const std::string& spec, int64_t nc) {
     for (int64_t k = 0; k < nc; ++k) out.names.push_back(fmt::format("class{}", k));
     return out;
   }
+  ADEPT_CHECK(!std::filesystem::is_directory(spec), IOError,
+              "model {} is a folder: give a checkpoint file, e.g. {}", spec,
+              (std::filesystem::path(spec) / "weights" / "best.safetensors").string());
   ADEPT_CHECK(std::filesystem::is_regular_file(spec), IOError, "model checkpoint {} does not exist", spec);
   TrainCheckpoint c = load_checkpoint(spec);
   out.model = std::make_shared<Yolo11>(c.scale, static_cast<int64_t>(c.names.size()));

@@ -18,7 +18,6 @@ namespace adept::models::yolo::detail {
 namespace {
 
 constexpr int64_t kMaxTiles = 16;
-constexpr double kTargetWidth = 1280, kMaxWidth = 1920;  // pixels
 
 }  // namespace
 
@@ -69,7 +68,7 @@ Tensor batch_mosaic(const Tensor& img, const Tensor& boxes, const std::vector<st
 
 void plot_batch(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names,
                 const std::string& out_jpg) {
-  write_image_atomic(out_jpg, batch_mosaic(img, boxes, names, kTargetWidth, kMaxWidth));
+  write_image_atomic(out_jpg, batch_mosaic(img, boxes, names));
 }
 
 }  // namespace adept::models::yolo::detail

@@ -31,9 +31,10 @@ void plot_labels(const std::vector<vision::ImageLabels>& labels, const std::vect
 /// img: (B, 3, H, W) uint8 RGB (detection_collate's layout), any device; boxes: (n, 7)
 /// [batch index, class, cx, cy, w, h, conf] normalised to H and W (conf < 0: a label, drawn
 /// without a confidence). The tiles are scaled so the grid is min_width..max_width pixels wide
-/// (0: images are never enlarged). ShapeError for other shapes.
-Tensor batch_mosaic(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names, double min_width,
-                    double max_width);
+/// (Ultralytics' plot_images limits the width to 1920; small images are enlarged to 1280 so their
+/// labels stay readable; min_width 0: never enlarged). ShapeError for other shapes.
+Tensor batch_mosaic(const Tensor& img, const Tensor& boxes, const std::vector<std::string>& names,
+                    double min_width = 1280, double max_width = 1920);
 
 /// batch_mosaic written to `out_jpg` (train_batchN.jpg, val_batchN_labels.jpg, val_batchN_pred.jpg),
 /// at most 1280 pixels wide for small images (so they stay readable) and 1920 for large ones.

@@ -9,10 +9,6 @@
 
 namespace adept::models::yolo::detail {
 
-namespace {
-constexpr double kMaxSide = 1920;  // pixels: Ultralytics' plot_images max_size
-}  // namespace
-
 TensorBoardLog::TensorBoardLog(const std::string& save_dir) : writer_(save_dir) {}
 
 void TensorBoardLog::epoch(const std::vector<std::string>& columns, const std::vector<double>& row) {
@@ -36,7 +32,7 @@ void TensorBoardLog::batch_image(const std::string& tag, int64_t step, const Ten
               shape_str(targets.sizes()));
   // The labels in batch_mosaic's rows, a confidence of -1 marking them as labels.
   const Tensor labels = cat({targets.to(kCPU).to(kFloat32), full({targets.size(0), 1}, -1.0, kFloat32)}, 1);
-  const Tensor grid = batch_mosaic(img, labels, names, /*min_width=*/0, kMaxSide).contiguous();
+  const Tensor grid = batch_mosaic(img, labels, names).contiguous();
   const std::vector<uint8_t> png =
       vision::detail::encode_png({grid.data_ptr<uint8_t>(), grid.size(0), grid.size(1), grid.size(1) * 3}, tag);
   writer_.add_image_encoded(tag, png, grid.size(0), grid.size(1), 3, step);

@@ -24,8 +24,8 @@ class TensorBoardLog {
   /// One batch's loss items (box, cls, dfl) as batch/box_loss, batch/cls_loss, batch/dfl_loss at step
   /// `iteration` (batches.csv's iteration column).
   void batch(int64_t iteration, const std::array<double, 3>& losses);
-  /// A training batch as one image tagged `tag` at `step`: up to 16 of its images on a grid (scaled so
-  /// the grid's width stays within 1920 pixels) with their labelled boxes, as Ultralytics' train_batch
+  /// A training batch as one image tagged `tag` at `step`: up to 16 of its images on a grid (the grid
+  /// 1280 to 1920 pixels wide, as train_batchN.jpg) with their labelled boxes, as Ultralytics' train_batch
   /// plots (plots.h's batch_mosaic). img: (B, 3, H, W) uint8 RGB, on the host for the trainer (any
   /// device works, at the price of a read-back); targets: (N, 6) rows (batch_idx, cls, cx, cy, w, h)
   /// normalized to the image size; class k is labelled names[k]. ShapeError for other shapes.

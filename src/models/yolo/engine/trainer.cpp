@@ -298,6 +298,8 @@ void Trainer::setup() {
   train_opt.augment = true;
   train_opt.hyp = augment_options(config_);
   train_opt.fraction = config_.number("fraction");
+  ADEPT_CHECK(train_opt.fraction > 0 && train_opt.fraction <= 1, ValueError,
+              "YOLO option fraction must be in (0, 1], got {}", train_opt.fraction);
   train_set_ = std::make_shared<vision::DetectionDataset>(data_, "train", train_opt);
   vision::DetectionDatasetOptions val_opt;
   val_opt.imgsz = static_cast<int>(imgsz);
