@@ -102,8 +102,15 @@ CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, unsigned m
   cmd->allow_extras();
   cmd->footer("Examples (options as key=value or --key value):\n" + examples);
   for (const OptionSpec& s : models::yolo::option_specs()) {
-    CLI::Option* opt = given->options[s.key] = cmd->add_option("--" + s.key, given->text[s.key], s.help);
-    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->type_name(type_name(s))->default_str(s.default_value);
+    // Within its own subcommand's help an option needs no "predict: " and shows that mode's default.
+    std::string help = s.help, default_value = s.default_value;
+    if (help.rfind(name + ": ", 0) == 0) help.erase(0, name.size() + 2);
+    if (s.key == "conf" && default_value.empty()) {
+      default_value = name == "predict" ? "0.25" : "0.001";
+      help = name == "train" ? "confidence threshold of the validation after each epoch" : "confidence threshold";
+    }
+    CLI::Option* opt = given->options[s.key] = cmd->add_option("--" + s.key, given->text[s.key], help);
+    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->type_name(type_name(s))->default_str(default_value);
     if (s.kind == OptionSpec::Kind::Bool) opt->expected(0, 1);
     opt->group((s.modes & mode_bit) ? "Options" : "");  // "": hidden, an option of another mode
   }

@@ -63,7 +63,8 @@ std::vector<OptionSpec> make_specs() {
       {"exist_ok", K::Bool, "false", "reuse an existing run folder instead of numbering a new one", T | V | P},
       {"verbose", K::Bool, "true", "print per-class results and progress", T | V | P},
       {"plots", K::Bool, "true",
-       "save plots to the run folder (results, labels, batches, curves, confusion matrix)", T | V},
+       "save plots to the run folder (val batches, PR/F1/P/R curves, confusion matrices; train also results, labels, "
+       "train batches)", T | V},
       {"tensorboard", K::Bool, "false", "train: also write TensorBoard event files to the run folder", T},
       // Augmentation (training).
       {"hsv_h", K::Float, "0.015", "hue jitter (fraction)", T},
