@@ -11,6 +11,15 @@ const double D_PIO2_1 = 1.57079632673412561417e+00LF, D_PIO2_2 = 6.0771005065061
              D_PIO2_3 = 2.02226624879595063154e-21LF;
 const double D_INF = 1.0LF / 0.0LF;
 
+// x rounded to the nearest integer, halves to even (GLSL's roundEven, which lavapipe gets wrong for
+// double on some CPUs: -41.5 -> -41 measured on an AMD EPYC); the sign of a zero result kept.
+double d_round_even(double x) {
+  double r = floor(x);
+  const double d = x - r;  // NaN for +-inf and NaN: r is returned as it is
+  if (d > 0.5LF || (d == 0.5LF && mod(r, 2.0LF) != 0.0LF)) r += 1.0LF;
+  return r == 0.0LF ? x * 0.0LF : r;
+}
+
 double d_exp(double x) {
   if (isnan(x)) return x;
   if (x > 709.782712893384LF) return D_INF;

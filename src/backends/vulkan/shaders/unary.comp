@@ -76,7 +76,11 @@ void main() {
       case UNARY_Sign: r = isnan(x) ? C_1(0) : sign(x); break;
       case UNARY_Floor: r = floor(x); break;
       case UNARY_Ceil: r = ceil(x); break;
+#if IS_DOUBLE
+      case UNARY_Round: r = d_round_even(x); break;
+#else
       case UNARY_Round: r = roundEven(x); break;
+#endif
       case UNARY_Trunc: r = trunc(x); break;
       case UNARY_Sqrt: r = sqrt(x); break;
       case UNARY_Rsqrt: r = inversesqrt(x); break;
@@ -138,7 +142,7 @@ void main() {
       case UNARY_RoundDecimals: {
         double p = 1.0LF;
         for (int k = 0; k < int(abs(PA)); ++k) p *= 10.0LF;
-        r = PA >= 0.0LF ? roundEven(x * p) / p : roundEven(x / p) * p;
+        r = PA >= 0.0LF ? d_round_even(x * p) / p : d_round_even(x / p) * p;
       } break;
       case UNARY_LogSigmoid: r = min(x, 0.0LF) - d_log1p(d_exp(-abs(x))); break;
 #endif
