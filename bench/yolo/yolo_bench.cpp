@@ -408,6 +408,9 @@ int run(int argc, char** argv) {
     r = bench_infer(model, images, a, r);
   }
   r["peak_rss_mib"] = peak_rss_mib();
+  const CpuCacheStats cache = cpu_cache_stats();
+  r["cpu_cache"] = {{"hits", cache.hits}, {"misses", cache.misses}, {"cached_mib", cache.cached / 1048576.0},
+                    {"limit_mib", cache.limit / 1048576.0}};
   std::cout << r.dump() << std::endl;
   return 0;
 }

@@ -5,7 +5,7 @@ and yolo_loss_mirror.py) on the same machine, thread count, weights, images and 
   momentum 0.937 and weight decay 5e-4) in images/s at batch 8 x 640 and batch 16 x 320;
 * peak resident memory (ru_maxrss) of a process doing that step, next to its RSS after the model,
   optimizer and inputs were built (baseline);
-* inference latency at batch 1 x 640 (eval mode, no grad, decoded (1, 84, 8400) output).
+* inference latency at batch 1 x 640 and 8 x 640 (eval mode, no grad, decoded (B, 84, 8400) output).
 
 Every configuration of every framework runs in its own process, so each peak belongs to one
 configuration and the two OpenMP pools never compete. Ratios: speed = Adept img/s / torch img/s and
@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from benchlib import load_load_average, machine_info  # noqa: E402
 
 TRAIN_CONFIGS = [(8, 640), (16, 320)]  # (batch, image size)
-INFER_CONFIG = (1, 640)
+INFER_CONFIGS = [(1, 640), (8, 640)]
 NC = 80
 
 
@@ -257,6 +257,7 @@ def main():
     ap.add_argument("--infer-iters", type=int, default=15)
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", default=None, help="comma-separated configuration names to run (e.g. train_b8_640)")
     ap.add_argument("--no-match-blas", dest="match_blas", action="store_false",
                     help="leave torch's OpenBLAS on the kernels it picks itself (see match_openblas_kernels)")
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "yolo11n_vs_torch_intel-xeon-2cpu.json"))
@@ -292,7 +293,10 @@ def main():
         weights = os.path.join(tmp, "yolo11n.safetensors")
         subprocess.run([exe, "init", "--out", weights, "--nc", str(NC), "--seed", str(args.seed)], env=env, check=True)
         jobs = [("train", b, s, args.train_warmup, args.train_iters) for b, s in TRAIN_CONFIGS]
-        jobs.append(("infer", *INFER_CONFIG, args.infer_warmup, args.infer_iters))
+        jobs += [("infer", b, s, args.infer_warmup, args.infer_iters if b == 1 else max(3, args.infer_iters // 3))
+                 for b, s in INFER_CONFIGS]
+        if args.only:
+            jobs = [j for j in jobs if f"{j[0]}_b{j[1]}_{j[2]}" in args.only.split(",")]
         for mode, batch, imgsz, warmup, iters in jobs:
             inputs = os.path.join(tmp, f"{mode}_{batch}x{imgsz}.safetensors")
             make_inputs(inputs, batch, imgsz, args.seed)

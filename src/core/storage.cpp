@@ -1,11 +1,12 @@
-// Storage allocation: CPU memory is 64-byte aligned (cache line, AVX-512); other devices
-// register their allocator with the backend.
+// Storage allocation: CPU memory is 64-byte aligned (cache line, AVX-512) and comes through the
+// caching allocator (core/cpu_cache.h); other devices register their allocator with the backend.
 #include "adept/storage.h"
 
 #include <cstdlib>
 #include <new>
 
 #include "adept/errors.h"
+#include "core/cpu_cache.h"
 
 namespace adept {
 
@@ -22,12 +23,14 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
                 "allocate: device '{}' is not available in this build of Adept", device.str());
     return fn(nbytes, device);
   }
-  size_t padded = (nbytes + 63) / 64 * 64;
-  void* p = padded ? std::aligned_alloc(64, padded) : nullptr;
-  if (padded && !p) {
+  const size_t rounded = cpu_cache::round_size(nbytes);
+  void* p = rounded ? cpu_cache::allocate(rounded) : nullptr;
+  if (rounded && !p) {
     throw OutOfMemoryError(fmt::format("allocate: out of memory allocating {} bytes on cpu", nbytes));
   }
-  return std::make_shared<Storage>(p, nbytes, device, [](void* q) { std::free(q); });
+  return std::make_shared<Storage>(p, nbytes, device, [rounded](void* q) {
+    if (q) cpu_cache::release(q, rounded);
+  });
 }
 
 std::shared_ptr<Storage> Storage::wrap(void* data, size_t nbytes, Device device, Deleter deleter) {

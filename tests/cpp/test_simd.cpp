@@ -47,15 +47,24 @@ std::vector<float> test_inputs() {
 struct Case {
   UnaryOp op;
   const char* name;
-  float (*ref)(float);  // the scalar expression of src/backends/cpu/unary.cpp for float32
+  float (*ref)(float, float, float);  // the scalar expression of src/backends/cpu/unary.cpp for float32
   int64_t max_ulp;
+  float a = 0, b = 0;  // UnaryParams a, b
 };
 
+float softplus_ref(float x, float a, float b) { return x * a > b ? x : std::log1p(std::exp(x * a)) / a; }
+
 const Case kCases[] = {
-    {UnaryOp::Exp, "exp", [](float x) { return std::exp(x); }, 2},
-    {UnaryOp::Sigmoid, "sigmoid", [](float x) { return 1.f / (1.f + std::exp(-x)); }, 3},
-    {UnaryOp::Silu, "silu", [](float x) { return x / (1.f + std::exp(-x)); }, 3},
-    {UnaryOp::Tanh, "tanh", [](float x) { return std::tanh(x); }, 4},
+    {UnaryOp::Exp, "exp", [](float x, float, float) { return std::exp(x); }, 2},
+    {UnaryOp::Sigmoid, "sigmoid", [](float x, float, float) { return 1.f / (1.f + std::exp(-x)); }, 3},
+    {UnaryOp::Silu, "silu", [](float x, float, float) { return x / (1.f + std::exp(-x)); }, 3},
+    {UnaryOp::Tanh, "tanh", [](float x, float, float) { return std::tanh(x); }, 4},
+    {UnaryOp::Softplus, "softplus", softplus_ref, 4, 1.f, 20.f},                    // torch's defaults
+    {UnaryOp::Softplus, "softplus_beta2_threshold5", softplus_ref, 4, 2.f, 5.f},
+    {UnaryOp::Softplus, "softplus_no_threshold", softplus_ref, 4, 0.5f, 1e30f},    // exp overflows to inf
+    {UnaryOp::Softplus, "softplus_negative_beta", softplus_ref, 4, -1.5f, 20.f},
+    {UnaryOp::LogSigmoid, "logsigmoid",
+     [](float x, float, float) { return std::min(x, 0.f) - std::log1p(std::exp(-std::abs(x))); }, 4},
 };
 
 TEST(SimdUnaryF32, MatchesScalarReferenceWithinUlps) {
@@ -64,10 +73,10 @@ TEST(SimdUnaryF32, MatchesScalarReferenceWithinUlps) {
     auto run = cpu::simd::unary_run_f32(c.op);
     ASSERT_NE(run, nullptr) << c.name;
     std::vector<float> out(in.size());
-    run(out.data(), in.data(), static_cast<int64_t>(in.size()));
+    run(out.data(), in.data(), static_cast<int64_t>(in.size()), c.a, c.b);
     int64_t worst = 0;
     for (size_t i = 0; i < in.size(); ++i) {
-      const float want = c.ref(in[i]);
+      const float want = c.ref(in[i], c.a, c.b);
       if (std::isnan(want) || std::isnan(out[i])) {
         EXPECT_TRUE(std::isnan(want) && std::isnan(out[i])) << c.name << "(" << in[i] << ") = " << out[i] << ", want " << want;
         continue;
@@ -86,10 +95,11 @@ TEST(SimdUnaryF32, EveryTailLengthAndInPlace) {
     auto run = cpu::simd::unary_run_f32(c.op);
     for (int64_t n = 0; n <= 37; ++n) {
       std::vector<float> in(base.end() - 40, base.end() - 40 + n), out(n, -7.f), inplace = in;
-      run(out.data(), in.data(), n);
-      run(inplace.data(), inplace.data(), n);
+      run(out.data(), in.data(), n, c.a, c.b);
+      run(inplace.data(), inplace.data(), n, c.a, c.b);
       for (int64_t i = 0; i < n; ++i) {
-        EXPECT_TRUE(ulp_distance(out[i], c.ref(in[i])) <= c.max_ulp || (std::isnan(out[i]) && std::isnan(c.ref(in[i]))))
+        const float want = c.ref(in[i], c.a, c.b);
+        EXPECT_TRUE(ulp_distance(out[i], want) <= c.max_ulp || (std::isnan(out[i]) && std::isnan(want)))
             << c.name << " n=" << n << " i=" << i;
         EXPECT_TRUE(std::memcmp(&out[i], &inplace[i], sizeof(float)) == 0) << c.name << " in place, n=" << n;
       }
@@ -109,7 +119,13 @@ TEST(SimdUnaryF32, ContiguousOpMatchesStridedOp) {
   Tensor xt = x.t().contiguous().t();  // same values, column-major strides
   ASSERT_FALSE(xt.is_contiguous());
   for (auto [name, f] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&)>>{
-           {"exp", &exp}, {"sigmoid", &sigmoid}, {"silu", &silu}, {"tanh", &tanh}}) {
+           {"exp", &exp},
+           {"sigmoid", &sigmoid},
+           {"silu", &silu},
+           {"tanh", &tanh},
+           {"softplus", [](const Tensor& t) { return softplus(t); }},
+           {"softplus(beta=3, threshold=2)", [](const Tensor& t) { return softplus(t, 3, 2); }},
+           {"logsigmoid", &logsigmoid}}) {
     Tensor a = f(x).contiguous(), b = f(xt).contiguous();
     const float* pa = a.data_ptr<float>();
     const float* pb = b.data_ptr<float>();

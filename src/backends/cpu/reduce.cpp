@@ -165,6 +165,9 @@ void reduce_split_sum(const Folder<T>& f, const Tensor& out, const Tensor& in, c
   }
 }
 
+// Reduced runs up to this long take reduce_inner's short-run loop.
+constexpr int64_t kShortRun = 64;
+
 template <class T>
 void reduce_inner(const Folder<T>& f, const Tensor& out, const Tensor& in, const Dims& kept, const Dims& red) {
   const char* in_base = static_cast<const char*>(in.data_ptr());
@@ -174,6 +177,35 @@ void reduce_inner(const Folder<T>& f, const Tensor& out, const Tensor& in, const
   const int64_t inner = nr ? red.sizes[nr - 1] : 1;
   const int64_t inner_stride = nr ? red.in_strides[nr - 1] : 0;
   int nt = num_threads_for(n_out * n_red);
+  // One short contiguous run per output (a softmax over 16 bins, a box's 4 coordinates): a plain loop
+  // per op, chosen once, instead of the per-element fold (sums in the accumulator type, like sum_run).
+  if (nr == 1 && inner_stride == sizeof(T) && inner <= kShortRun &&
+      (f.op == ReduceOp::Sum || f.op == ReduceOp::Max || f.op == ReduceOp::Min)) {
+    using acc_t = typename Folder<T>::acc_t;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t o = 0; o < n_out; ++o) {
+      int64_t in_off, out_off;
+      offsets(kept, o, in_off, out_off);
+      const T* q = reinterpret_cast<const T*>(in_base + in_off);
+      acc_t acc = f.init();
+      auto value = [q](int64_t i) { return static_cast<acc_t>(static_cast<compute_t<T>>(q[i])); };
+      if (f.op == ReduceOp::Sum) {
+        for (int64_t i = 0; i < inner; ++i) acc += value(i);
+      } else {  // the first largest (smallest) value, NaN if there is one: the fold's result
+        bool nan = false;
+        if (f.op == ReduceOp::Max) {
+          for (int64_t i = 0; i < inner; ++i) acc = value(i) > acc ? value(i) : acc, nan |= Folder<T>::is_nan(value(i));
+        } else {
+          for (int64_t i = 0; i < inner; ++i) acc = value(i) < acc ? value(i) : acc, nan |= Folder<T>::is_nan(value(i));
+        }
+        if constexpr (std::is_floating_point_v<acc_t>) {
+          if (nan) acc = std::numeric_limits<acc_t>::quiet_NaN();
+        }
+      }
+      f.store(out_base + out_off, acc, -1);
+    }
+    return;
+  }
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t o = 0; o < n_out; ++o) {
     int64_t in_off, out_off;

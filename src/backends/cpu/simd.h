@@ -10,12 +10,13 @@
 
 namespace adept::cpu::simd {
 
-/// out[i] = op(in[i]) for i < n on contiguous float32 (out may alias in).
-using UnaryRunF32 = void (*)(float* out, const float* in, int64_t n);
+/// out[i] = op(in[i]) for i < n on contiguous float32 (out may alias in); `a` and `b` are the op's
+/// UnaryParams a and b (Softplus: beta and threshold), ignored by ops without parameters.
+using UnaryRunF32 = void (*)(float* out, const float* in, int64_t n, float a, float b);
 
 /// The SIMD kernel of `op` for contiguous float32 runs, or nullptr when there is none. Covered:
-/// Exp, Sigmoid, Silu, Tanh; results are within a few float32 ulp of the libm reference, with the
-/// same NaN/inf/overflow/underflow results.
+/// Exp, Sigmoid, Silu, Tanh, Softplus, LogSigmoid; results are within a few float32 ulp of the
+/// scalar reference, with the same NaN/inf/overflow/underflow results.
 UnaryRunF32 unary_run_f32(UnaryOp op);
 
 /// SiLU's gradient on n contiguous float32: out[i] = g[i] * s * (1 + x[i] * (1 - s)), s = sigmoid(x[i])

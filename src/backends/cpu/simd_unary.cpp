@@ -1,4 +1,4 @@
-// Highway float32 kernels for exp, sigmoid, silu (and its gradient) and tanh on contiguous runs (see
+// Highway float32 kernels for exp, sigmoid, silu (and its gradient), tanh, softplus and logsigmoid on contiguous runs (see
 // simd.h), compiled for every x86 target Highway supports and picked at run time for the CPU.
 // Highway's Exp is valid only for x <= 104 and maps NaN to 0, Tanh's NaN result is unspecified:
 // the wrappers below restore libm's results for overflow and NaN.
@@ -47,6 +47,24 @@ struct SiluOp {  // x / (1 + exp(-x)), as the scalar path (NaN at -inf, like tor
 struct TanhOp {
   V operator()(D d, V x) const { return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x)); }
 };
+// log1p(exp(x * beta)) / beta, or x where x * beta > threshold, as the scalar path: exp's overflow
+// gives +-inf (Highway's Log1p has no infinite input), NaN stays NaN.
+struct SoftplusOp {
+  V beta, threshold;
+  V operator()(D d, V x) const {
+    const V t = hn::Mul(x, beta);
+    const V e = exp_v(d, t);
+    const V y = hn::IfThenElse(hn::Eq(e, hn::Inf(d)), hn::Div(e, beta), hn::Div(hn::Log1p(d, e), beta));
+    return hn::IfThenElse(hn::Or(hn::Gt(t, threshold), hn::IsNaN(x)), x, y);
+  }
+};
+// min(x, 0) - log1p(exp(-|x|)) (exp's argument is <= 0: no overflow); NaN stays NaN.
+struct LogSigmoidOp {
+  V operator()(D d, V x) const {
+    const V y = hn::Sub(hn::Min(x, hn::Zero(d)), hn::Log1p(d, exp_v(d, hn::Neg(hn::Abs(x)))));
+    return hn::IfThenElse(hn::IsNaN(x), x, y);
+  }
+};
 struct SiluGradOp {  // g * s * (1 + x * (1 - s)), s = sigmoid(x), as the scalar path
   V operator()(D d, V g, V x) const {
     const V one = hn::Set(d, 1.0f);
@@ -57,9 +75,8 @@ struct SiluGradOp {  // g * s * (1 + x * (1 - s)), s = sigmoid(x), as the scalar
 
 // out[i] = op(in[0][i], ..., in[K-1][i]) for i < n (out may alias an input).
 template <class Op, size_t K, size_t... I>
-void run_k(float* out, int64_t n, const std::array<const float*, K>& in, std::index_sequence<I...>) {
+void run_k(const Op& op, float* out, int64_t n, const std::array<const float*, K>& in, std::index_sequence<I...>) {
   const D d;
-  const Op op;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(op(d, hn::LoadU(d, in[I] + i)...), d, out + i);
@@ -74,15 +91,20 @@ void run_k(float* out, int64_t n, const std::array<const float*, K>& in, std::in
 }
 
 template <class Op, class... In>
-void run(float* out, int64_t n, const In*... in) {
-  run_k<Op>(out, n, std::array<const float*, sizeof...(In)>{in...}, std::index_sequence_for<In...>{});
+void run(const Op& op, float* out, int64_t n, const In*... in) {
+  run_k(op, out, n, std::array<const float*, sizeof...(In)>{in...}, std::index_sequence_for<In...>{});
 }
 
-void ExpRun(float* out, const float* in, int64_t n) { run<ExpOp>(out, n, in); }
-void SigmoidRun(float* out, const float* in, int64_t n) { run<SigmoidOp>(out, n, in); }
-void SiluRun(float* out, const float* in, int64_t n) { run<SiluOp>(out, n, in); }
-void TanhRun(float* out, const float* in, int64_t n) { run<TanhOp>(out, n, in); }
-void SiluGradRun(float* out, const float* g, const float* x, int64_t n) { run<SiluGradOp>(out, n, g, x); }
+void ExpRun(float* out, const float* in, int64_t n, float, float) { run(ExpOp{}, out, n, in); }
+void SigmoidRun(float* out, const float* in, int64_t n, float, float) { run(SigmoidOp{}, out, n, in); }
+void SiluRun(float* out, const float* in, int64_t n, float, float) { run(SiluOp{}, out, n, in); }
+void TanhRun(float* out, const float* in, int64_t n, float, float) { run(TanhOp{}, out, n, in); }
+void SoftplusRun(float* out, const float* in, int64_t n, float beta, float threshold) {
+  const D d;
+  run(SoftplusOp{hn::Set(d, beta), hn::Set(d, threshold)}, out, n, in);
+}
+void LogSigmoidRun(float* out, const float* in, int64_t n, float, float) { run(LogSigmoidOp{}, out, n, in); }
+void SiluGradRun(float* out, const float* g, const float* x, int64_t n) { run(SiluGradOp{}, out, n, g, x); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace adept::cpu::simd
@@ -95,6 +117,8 @@ HWY_EXPORT(ExpRun);
 HWY_EXPORT(SigmoidRun);
 HWY_EXPORT(SiluRun);
 HWY_EXPORT(TanhRun);
+HWY_EXPORT(SoftplusRun);
+HWY_EXPORT(LogSigmoidRun);
 HWY_EXPORT(SiluGradRun);
 
 UnaryRunF32 unary_run_f32(UnaryOp op) {
@@ -103,6 +127,8 @@ UnaryRunF32 unary_run_f32(UnaryOp op) {
     case UnaryOp::Sigmoid: return HWY_DYNAMIC_DISPATCH(SigmoidRun);
     case UnaryOp::Silu: return HWY_DYNAMIC_DISPATCH(SiluRun);
     case UnaryOp::Tanh: return HWY_DYNAMIC_DISPATCH(TanhRun);
+    case UnaryOp::Softplus: return HWY_DYNAMIC_DISPATCH(SoftplusRun);
+    case UnaryOp::LogSigmoid: return HWY_DYNAMIC_DISPATCH(LogSigmoidRun);
     default: return nullptr;
   }
 }

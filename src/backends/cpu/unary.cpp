@@ -13,13 +13,14 @@ namespace {
 // out = f(in); float32 ops with a SIMD kernel (simd.h) take it on contiguous runs, strided runs
 // and other dtypes use the scalar reference f.
 template <class T, class F>
-void unary_dispatch(UnaryOp op, const Tensor& out, const Tensor& in, F f) {
+void unary_dispatch(UnaryOp op, const Tensor& out, const Tensor& in, const UnaryParams& params, F f) {
   if constexpr (std::is_same_v<T, float>) {
     if (simd::UnaryRunF32 run = simd::unary_run_f32(op)) {
       auto it = make_iter<2>({&out, &in});
       for_each_run(it, [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
         if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
-          run(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
+          run(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n, static_cast<float>(params.a),
+              static_cast<float>(params.b));
         } else {
           for (int64_t i = 0; i < n; ++i) {
             *reinterpret_cast<float*>(p[0] + i * s[0]) = f(*reinterpret_cast<const float*>(p[1] + i * s[1]));
@@ -37,7 +38,7 @@ inline C round_half_even(C x) { return std::nearbyint(x); }
 
 #define ADEPT_UNARY_CASE(OP, EXPR)                                                     \
   case UnaryOp::OP:                                                                    \
-    unary_dispatch<T>(op, out, in, [=](T xv) { const C x = static_cast<C>(xv); return T(EXPR); }); \
+    unary_dispatch<T>(op, out, in, p, [=](T xv) { const C x = static_cast<C>(xv); return T(EXPR); }); \
     return;
 #define ADEPT_PREDICATE_CASE(OP, EXPR)                                                       \
   case UnaryOp::OP:                                                                          \
