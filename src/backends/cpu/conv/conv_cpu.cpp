@@ -2,10 +2,12 @@
 // double buffers. Also the BLAS GEMM wrapper the algorithms share.
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/conv/algo.h"
 #include "backends/cpu/conv/conv_cpu.h"
+#include "backends/cpu/simd.h"
 
 namespace adept::cpu::conv {
 
@@ -47,10 +49,17 @@ void forward(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& b,
     case ConvAlgo::Depthwise: depthwise_forward(yp, xp, wp, bp, g); break;
     default: unsupported("forward", a);
   }
-  if (g.silu) {  // the fused epilogue: a second pass over y on the CPU
+  if (g.silu) {  // the fused epilogue: a second pass over y on the CPU (float32: the SIMD SiLU)
     const int64_t n = y.numel();
+    if constexpr (std::is_same_v<T, float>) {
+      const simd::UnaryRunF32 silu = simd::unary_run_f32(UnaryOp::Silu);
+      constexpr int64_t kChunk = 16384;
 #pragma omp parallel for if (n > 65536 && !omp_in_parallel())
-    for (int64_t i = 0; i < n; ++i) yp[i] = yp[i] / (T(1) + std::exp(-yp[i]));
+      for (int64_t c = 0; c < n; c += kChunk) silu(yp + c, yp + c, std::min(kChunk, n - c), 0, 0);
+    } else {
+#pragma omp parallel for if (n > 65536 && !omp_in_parallel())
+      for (int64_t i = 0; i < n; ++i) yp[i] = yp[i] / (T(1) + std::exp(-yp[i]));
+    }
   }
 }
 
