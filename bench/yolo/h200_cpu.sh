@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 19's judge run: bench/yolo/yolo_vs_torch.py on the lent H200 machine's host CPU (an idle 16-core
 # Xeon) against the PyTorch 2.11 there, at 1 and 2 threads, for this build and for a baseline build,
-# one driver at a time (run side by side, even on disjoint cores, they slowed each other: torch's own
+# one driver at a time, about 8 minutes on an idle host (run side by side, even on disjoint cores, they slowed each other: torch's own
 # figures moved by up to 50 %). Results go to $OUT: one JSON per build and thread count, and log.txt. Run from the repository
 # root on that machine (../.library/device/README.md) with, carried along:
 #   .gl/                           the Vulkan loader deb (the executables link libvulkan; no GPU is used)
