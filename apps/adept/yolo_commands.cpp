@@ -106,7 +106,7 @@ CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, unsigned m
     std::string help = s.help, default_value = s.default_value;
     if (help.rfind(name + ": ", 0) == 0) help.erase(0, name.size() + 2);
     if (s.key == "conf" && default_value.empty()) {
-      default_value = name == "predict" ? "0.25" : "0.001";
+      default_value = fmt::format("{}", models::yolo::default_conf(mode_bit));
       help = name == "train" ? "confidence threshold of the validation after each epoch" : "confidence threshold";
     }
     CLI::Option* opt = given->options[s.key] = cmd->add_option("--" + s.key, given->text[s.key], help);
@@ -132,8 +132,8 @@ void register_yolo_commands(CLI::App& app) {
                       "Train YOLO11 (default: yolo11n on the built-in synthetic shapes dataset; data=<yaml or folder> "
                       "for your own). Ctrl-C saves a checkpoint; resume=True continues. Without data=, training uses "
                       "the built-in data's own defaults (imgsz=96 epochs=25 batch=16 nbs=16 optimizer=AdamW lr0=0.002 "
-                      "cos_lr=True cls=1.0 close_mosaic=3 ...) in place of Ultralytics' defaults, which the options of "
-                      "`adept train --help` show.",
+                      "cos_lr=True cls=1.0 close_mosaic=3 ...) in place of Ultralytics' defaults, which the options "
+                      "below show.",
                       "  adept train epochs=5 name=shapes5           # the built-in shapes data, 5 epochs\n"
                       "  adept train data=coco128.yaml imgsz=320 epochs=30 batch=16 workers=2 --device vulkan\n",
                       [](const Config& c) {

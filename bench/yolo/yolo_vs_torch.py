@@ -260,7 +260,8 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated configuration names to run (e.g. train_b8_640)")
     ap.add_argument("--no-match-blas", dest="match_blas", action="store_false",
                     help="leave torch's OpenBLAS on the kernels it picks itself (see match_openblas_kernels)")
-    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "yolo11n_vs_torch_intel-xeon-2cpu.json"))
+    # The default lands outside bench/results/, so a run cannot overwrite a committed result by accident.
+    ap.add_argument("--out", default="yolo11n_vs_torch.json", help="JSON output (default: ./yolo11n_vs_torch.json)")
     # Worker mode (internal): one torch configuration in this process.
     ap.add_argument("--worker", choices=["torch"])
     ap.add_argument("--mode", choices=["train", "infer"])

@@ -59,8 +59,10 @@ CpuCacheStats cpu_cache_stats();
 /// Frees every cached CPU buffer (buffers in use are untouched).
 void cpu_empty_cache();
 /// Caps the cached bytes (0 disables the cache), evicting what exceeds the new cap. The default is
-/// the environment variable ADEPT_CPU_CACHE_LIMIT_MB (MiB), else a quarter of the physical memory; builds with
-/// AddressSanitizer default to 0 so that a use after free is still caught.
+/// the environment variable ADEPT_CPU_CACHE_LIMIT_MB (MiB), else a quarter of the physical memory (of the
+/// cgroup's memory.max where that is lower); a forked child (a DataLoader worker) caches nothing new unless
+/// the variable is set. Builds with AddressSanitizer default to 0 so that a use after free is still caught.
+/// A malformed variable raises ValueError at the first CPU allocation.
 void set_cpu_cache_limit(uint64_t bytes);
 
 }  // namespace adept

@@ -60,6 +60,7 @@ void init_indexing(TensorClass& cls);
 void init_autograd(py::module_& m, TensorClass& cls);
 void init_interop(py::module_& m, TensorClass& cls);
 void init_vulkan(py::module_& m);
+void init_cpu(py::module_& m);
 void init_amp(py::module_& m);       // adept.amp (autocast state, GradScaler)
 void init_profiler(py::module_& m);  // adept.profiler.record_function
 void init_nn_norm_loss(py::module_& m);

@@ -16,6 +16,7 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m, cls);
   init_interop(m, cls);
   init_vulkan(m);
+  init_cpu(m);
   init_profiler(m);
   init_nn_norm_loss(m);
   init_nn_conv(m);

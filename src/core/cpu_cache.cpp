@@ -4,8 +4,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -27,30 +29,61 @@ namespace adept {
 namespace cpu_cache {
 namespace {
 
+// ADEPT_CPU_CACHE_LIMIT_MB when given (a whole number of MiB).
+bool env_limit(uint64_t& bytes) {
+  const char* env = std::getenv("ADEPT_CPU_CACHE_LIMIT_MB");
+  if (!env || !*env) return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long mib = std::strtoull(env, &end, 10);
+  ADEPT_CHECK(*end == '\0' && errno == 0 && env[0] != '-' && mib <= (UINT64_MAX >> 20), ValueError,
+              "ADEPT_CPU_CACHE_LIMIT_MB: expected a whole number of MiB (0 disables the CPU cache), got '{}'", env);
+  bytes = static_cast<uint64_t>(mib) << 20;
+  return true;
+}
+
+// The memory this process may use: the physical memory, or the cgroup (v2) limit where lower (a container).
+uint64_t usable_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  uint64_t bytes = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : uint64_t{4} << 30;
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+    unsigned long long v = 0;
+    if (std::fscanf(f, "%llu", &v) == 1 && v > 0 && v < bytes) bytes = v;  // "max" (no limit) does not parse
+    std::fclose(f);
+  }
+  return bytes;
+}
+
 uint64_t default_limit() {
 #ifdef ADEPT_CPU_CACHE_ASAN
   return 0;
 #else
-  if (const char* env = std::getenv("ADEPT_CPU_CACHE_LIMIT_MB"); env && *env) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long mib = std::strtoull(env, &end, 10);
-    ADEPT_CHECK(*end == '\0' && errno == 0 && env[0] != '-' && mib <= (UINT64_MAX >> 20), ValueError,
-                "ADEPT_CPU_CACHE_LIMIT_MB: expected a whole number of MiB (0 disables the CPU cache), got '{}'", env);
-    return static_cast<uint64_t>(mib) << 20;
-  }
+  if (uint64_t bytes = 0; env_limit(bytes)) return bytes;
   // A quarter of the physical memory: a YOLO11n step at batch 8 x 640 frees ~2.3 GiB that the next
   // step asks for again, so a smaller fixed cap would evict (and fault in again) most of it.
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 4 : uint64_t{1} << 30;
+  return usable_memory() / 4;
 #endif
+}
+
+// The limit of a forked child (a DataLoader worker): the variable's when set, else none. Each child would
+// otherwise keep up to the parent's cap of its own short-lived buffers (measured: ~0.5 GiB per worker).
+uint64_t child_limit() {
+  uint64_t bytes = 0;
+  return env_limit(bytes) ? bytes : 0;
 }
 
 class Cache {
  public:
-  Cache() : limit_(default_limit()) {
+  Cache() : limit_(default_limit()), child_limit_(std::min(limit_, child_limit())) {
+    // The lock is held across fork. The child keeps the blocks it inherited (a copy-on-write view of the
+    // parent's) for reuse but caches no more unless ADEPT_CPU_CACHE_LIMIT_MB asks for it; a malformed value
+    // already failed in the parent, so this cannot throw.
     pthread_atfork([] { instance().mu_.lock(); }, [] { instance().mu_.unlock(); },
-                   [] { instance().mu_.unlock(); });
+                   [] {
+                     Cache& c = instance();
+                     c.limit_ = std::min(c.limit_, c.child_limit_);
+                     c.mu_.unlock();
+                   });
   }
   static Cache& instance() {
     static Cache* c = new Cache();  // never destroyed: buffers may be released during static teardown
@@ -131,7 +164,7 @@ class Cache {
 
   std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;  // size class -> cached buffers
-  uint64_t cached_ = 0, limit_ = 0, hits_ = 0, misses_ = 0;
+  uint64_t cached_ = 0, limit_ = 0, child_limit_ = 0, hits_ = 0, misses_ = 0;
 };
 
 }  // namespace
@@ -139,6 +172,8 @@ class Cache {
 size_t round_size(size_t nbytes) {
   if (nbytes < kMinCachedBytes) return (nbytes + 63) / 64 * 64;
   const size_t step = std::bit_floor(nbytes) / 8;
+  // Past the largest class (no system has that memory): SIZE_MAX, which no allocation satisfies.
+  if (nbytes > SIZE_MAX - (step - 1)) return SIZE_MAX;
   return (nbytes + step - 1) / step * step;
 }
 

@@ -7,7 +7,9 @@
 // that drift a little from step to step still meet. Blocks are never split or merged: a cached block
 // is one malloc'd buffer that can go back to the system on its own. The cached bytes never exceed
 // the limit: a release that would exceed it first evicts other classes' blocks (largest first), and
-// frees its own buffer if that is not enough. Thread-safe; fork-safe (the lock is held across fork).
+// frees its own buffer if that is not enough. Thread-safe; fork-safe (the lock is held across fork; a
+// forked child keeps what it inherited for reuse but caches nothing new unless ADEPT_CPU_CACHE_LIMIT_MB
+// is set).
 #pragma once
 #include <cstddef>
 #include <cstdint>

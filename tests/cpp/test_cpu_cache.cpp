@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "adept/adept.h"
@@ -44,6 +48,9 @@ TEST(CpuCacheRounding, SmallToCacheLinesLargeToAnEighthOfTheirPowerOfTwo) {
     EXPECT_EQ(r % 64, 0u) << n;
     EXPECT_EQ(cpu_cache::round_size(r), r) << n;  // a class is its own class
   }
+  // Sizes whose class would pass SIZE_MAX: SIZE_MAX, which no allocation satisfies (not a wrapped 0).
+  EXPECT_EQ(cpu_cache::round_size(SIZE_MAX), SIZE_MAX);
+  EXPECT_EQ(cpu_cache::round_size(SIZE_MAX - (size_t{1} << 59)), SIZE_MAX);
 }
 
 TEST_F(CpuCache, AFreedBufferServesTheNextRequestOfItsClass) {
@@ -95,6 +102,27 @@ TEST_F(CpuCache, ZeroLimitDisablesIt) {
   set_cpu_cache_limit(0);
   { Tensor a = empty({kMiB}, TensorOptions(kFloat32)); }
   EXPECT_EQ(cpu_cache_stats().cached, 0u);
+}
+
+TEST_F(CpuCache, AForkedChildCachesNothingUnlessTheVariableSaysSo) {
+  if (std::getenv("ADEPT_CPU_CACHE_LIMIT_MB")) GTEST_SKIP() << "ADEPT_CPU_CACHE_LIMIT_MB sets the child's limit";
+  { Tensor a = empty({kMiB / 4}, TensorOptions(kFloat32)); }  // one cached 1 MiB block, inherited
+  ASSERT_EQ(cpu_cache_stats().cached, static_cast<uint64_t>(kMiB));
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = cpu_cache_stats().limit == 0 ? 0 : 1;
+    { Tensor b = empty({kMiB / 4}, TensorOptions(kFloat32)); }  // reuses the inherited block, then frees it
+    { Tensor c = empty({kMiB / 2}, TensorOptions(kFloat32)); }
+    if (cpu_cache_stats().cached != 0) code |= 2;
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the child's limit is not 0; 2: the child cached a buffer";
+  EXPECT_EQ(cpu_cache_stats().limit, static_cast<uint64_t>(64 * kMiB));  // the parent's is untouched
+  EXPECT_EQ(cpu_cache_stats().cached, static_cast<uint64_t>(kMiB));
 }
 
 TEST_F(CpuCache, ManyThreadsAllocatingAndFreeing) {

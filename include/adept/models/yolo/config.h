@@ -25,6 +25,10 @@ struct OptionSpec {
 /// Every option, in the order `adept <mode> --help` lists them.
 const std::vector<OptionSpec>& option_specs();
 
+/// The confidence threshold of mode `mode` (one OptionSpec::Mode bit) when `conf` is not given:
+/// Ultralytics' 0.25 for predict, 0.001 for val and for train's per-epoch validation.
+double default_conf(unsigned mode);
+
 /// The mode names of `modes` bits, in table order joined by ", " ("train, val").
 std::string mode_names(unsigned modes);
 

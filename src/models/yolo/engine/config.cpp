@@ -149,6 +149,8 @@ const std::vector<OptionSpec>& option_specs() {
   return specs;
 }
 
+double default_conf(unsigned mode) { return mode == OptionSpec::kPredict ? 0.25 : 0.001; }
+
 std::string mode_names(unsigned modes) {
   std::string out;
   for (const auto& [bit, name] : {std::pair{T, "train"}, {V, "val"}, {P, "predict"}, {S, "summary"}})

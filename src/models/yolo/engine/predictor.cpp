@@ -165,7 +165,7 @@ PredictOptions predict_options(const Config& config) {
   const int64_t imgsz = config.integer("imgsz");
   ADEPT_CHECK(imgsz > 0 && imgsz <= 1 << 16, ValueError, "YOLO option imgsz={} must be a positive image size", imgsz);
   o.imgsz = static_cast<int>(imgsz);
-  o.nms = detail::nms_options(config, 0.25, /*multi_label=*/false, "predict");
+  o.nms = detail::nms_options(config, default_conf(OptionSpec::kPredict), /*multi_label=*/false, "predict");
   o.nms.classes = parse_classes(config.str("classes"));
   o.save = config.flag("save");
   o.save_txt = config.flag("save_txt");

@@ -261,7 +261,7 @@ void Trainer::setup() {
               imgsz);
   detail::check_optimizer_name(config_.str("optimizer"));
   const int workers = detail::loader_workers(config_.integer("workers"));
-  nms_ = detail::nms_options(config_, 0.001, /*multi_label=*/true, "train");
+  nms_ = detail::nms_options(config_, default_conf(OptionSpec::kTrain), /*multi_label=*/true, "train");
   device_ = detail::yolo_device(config_.str("device"), "train");
   data_ = detail::resolve_data(config_.str("data"));
   const int64_t nc = static_cast<int64_t>(data_.names.size());

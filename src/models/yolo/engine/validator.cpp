@@ -133,7 +133,7 @@ ValidationResult val(const Config& user_config, const LoadedModel* model) {
   if (!loaded.checkpoint.empty()) config.set_default("data", loaded.train_config.str("data"));
   if (detail::is_builtin_data(config.str("data"))) detail::apply_builtin_defaults(config);
   if (!loaded.checkpoint.empty()) config.set_default("imgsz", loaded.train_config.str("imgsz"));
-  const NmsOptions nms = detail::nms_options(config, 0.001, /*multi_label=*/true, "val");
+  const NmsOptions nms = detail::nms_options(config, default_conf(OptionSpec::kVal), /*multi_label=*/true, "val");
   const Device device = detail::yolo_device(config.str("device"), "val");
   const vision::DatasetConfig data = detail::resolve_data(config.str("data"));
   ADEPT_CHECK(static_cast<int64_t>(data.names.size()) == loaded.model->nc, ValueError,
