@@ -74,6 +74,9 @@ void bind_activations(py::module_& nn) {
   ADEPT_ACT_INPLACE(ReLU, "max(x, 0) (torch.nn.ReLU).");
   ADEPT_ACT_INPLACE(SiLU, "x * sigmoid(x) (torch.nn.SiLU).");
   ADEPT_ACT_INPLACE(Hardswish, "x * relu6(x + 3) / 6 (torch.nn.Hardswish).");
+  ADEPT_ACT_INPLACE(Mish, "x * tanh(softplus(x)) (torch.nn.Mish).");
+  ADEPT_ACT_INPLACE(Hardsigmoid, "relu6(x + 3) / 6 (torch.nn.Hardsigmoid).");
+  ADEPT_ACT_INPLACE(ReLU6, "min(max(x, 0), 6) (torch.nn.ReLU6).");
 #undef ADEPT_ACT_INPLACE
 #define ADEPT_ACT_PLAIN(T, DOC)                                                                                     \
   layer<nn::T>(nn, #T, DOC)                                                                                       \
@@ -93,6 +96,25 @@ void bind_activations(py::module_& nn) {
       .def("forward", [](nn::LeakyReLU& m, const Tensor& x) { return m.nn::LeakyReLU::forward(x); }, py::arg("input"))
       .def_readonly("negative_slope", &nn::LeakyReLU::negative_slope)
       .def_readonly("inplace", &nn::LeakyReLU::inplace);
+  layer<nn::ELU>(nn, "ELU", "x for x > 0, alpha * (exp(x) - 1) otherwise (torch.nn.ELU).")
+      .def(ADEPT_MODULE_INIT(nn::ELU, (double alpha, bool inplace), (alpha, inplace)), py::arg("alpha") = 1.0,
+           py::arg("inplace") = false)
+      .def("forward", [](nn::ELU& m, const Tensor& x) { return m.nn::ELU::forward(x); }, py::arg("input"))
+      .def_readonly("alpha", &nn::ELU::alpha)
+      .def_readonly("inplace", &nn::ELU::inplace);
+  layer<nn::Hardtanh>(nn, "Hardtanh", "clamp(x, min_val, max_val) (torch.nn.Hardtanh).")
+      .def(ADEPT_MODULE_INIT(nn::Hardtanh, (double lo, double hi, bool inplace), (lo, hi, inplace)),
+           py::arg("min_val") = -1.0, py::arg("max_val") = 1.0, py::arg("inplace") = false)
+      .def("forward", [](nn::Hardtanh& m, const Tensor& x) { return m.nn::Hardtanh::forward(x); }, py::arg("input"))
+      .def_readonly("min_val", &nn::Hardtanh::min_val)
+      .def_readonly("max_val", &nn::Hardtanh::max_val)
+      .def_readonly("inplace", &nn::Hardtanh::inplace);
+  layer<nn::Softplus>(nn, "Softplus", "log(1 + exp(beta * x)) / beta, x where beta * x > threshold (torch.nn.Softplus).")
+      .def(ADEPT_MODULE_INIT(nn::Softplus, (double beta, double threshold), (beta, threshold)), py::arg("beta") = 1.0,
+           py::arg("threshold") = 20.0)
+      .def("forward", [](nn::Softplus& m, const Tensor& x) { return m.nn::Softplus::forward(x); }, py::arg("input"))
+      .def_readonly("beta", &nn::Softplus::beta)
+      .def_readonly("threshold", &nn::Softplus::threshold);
   layer<nn::Hardshrink>(nn, "Hardshrink", "x where |x| > lambd, else 0 (torch.nn.Hardshrink).")
       .def(ADEPT_MODULE_INIT(nn::Hardshrink, (double lambd), (lambd)), py::arg("lambd") = 0.5)
       .def("forward", [](nn::Hardshrink& m, const Tensor& x) { return m.nn::Hardshrink::forward(x); }, py::arg("input"))

@@ -27,6 +27,17 @@ Tensor LeakyReLU::forward(const Tensor& input) { return F::leaky_relu(input, neg
 Tensor Hardswish::forward(const Tensor& input) { return F::hardswish(input); }
 Tensor LogSigmoid::forward(const Tensor& input) { return F::logsigmoid(input); }
 Tensor Hardshrink::forward(const Tensor& input) { return F::hardshrink(input, lambd); }
+Tensor ELU::forward(const Tensor& input) { return F::elu(input, alpha); }
+Tensor Mish::forward(const Tensor& input) { return F::mish(input); }
+Tensor Hardsigmoid::forward(const Tensor& input) { return F::hardsigmoid(input); }
+Hardtanh::Hardtanh(double min_val, double max_val, bool inplace)
+    : Module("Hardtanh"), min_val(min_val), max_val(max_val), inplace(inplace) {
+  ADEPT_CHECK(max_val > min_val, ValueError, "Hardtanh: max_val ({}) must be greater than min_val ({})", max_val,
+              min_val);
+}
+Tensor Hardtanh::forward(const Tensor& input) { return F::hardtanh(input, min_val, max_val); }
+Tensor ReLU6::forward(const Tensor& input) { return F::relu6(input); }
+Tensor Softplus::forward(const Tensor& input) { return F::softplus(input, beta, threshold); }
 Tensor Softmax::forward(const Tensor& input) { return F::softmax(input, softmax_dim(input, dim)); }
 Tensor LogSoftmax::forward(const Tensor& input) { return F::log_softmax(input, softmax_dim(input, dim)); }
 
@@ -34,6 +45,13 @@ std::string LeakyReLU::extra_repr() const {
   return "negative_slope=" + detail::py_float(negative_slope) + (inplace ? ", inplace=True" : "");
 }
 std::string Hardshrink::extra_repr() const { return detail::py_float(lambd); }
+std::string ELU::extra_repr() const { return "alpha=" + detail::py_float(alpha) + (inplace ? ", inplace=True" : ""); }
+std::string Hardtanh::extra_repr() const {
+  return "min_val=" + detail::py_float(min_val) + ", max_val=" + detail::py_float(max_val) + (inplace ? ", inplace=True" : "");
+}
+std::string Softplus::extra_repr() const {
+  return "beta=" + detail::py_float(beta) + ", threshold=" + detail::py_float(threshold);
+}
 std::string Softmax::extra_repr() const { return dim_repr(dim); }
 std::string LogSoftmax::extra_repr() const { return dim_repr(dim); }
 

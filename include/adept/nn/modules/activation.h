@@ -1,5 +1,6 @@
 // Activation layers: the modules wrapping nn::functional's activations (torch.nn.ReLU, SiLU,
-// Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, LogSigmoid, Hardshrink, Softmax, LogSoftmax). Any shape -> same shape;
+// Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, LogSigmoid, Hardshrink, Softmax, LogSoftmax, ELU, Mish,
+// Hardsigmoid, Hardtanh, ReLU6, Softplus). Any shape -> same shape;
 // errors as the functional forms. `inplace` flags are accepted for torch compatibility and shown by
 // repr; results are always computed out of place.
 #pragma once
@@ -80,6 +81,61 @@ class Hardshrink : public Module {
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
   double lambd;
+};
+
+/// x for x > 0, alpha (exp(x) - 1) otherwise (Clevert et al., 2015; torch.nn.ELU).
+class ELU : public Module {
+ public:
+  explicit ELU(double alpha = 1.0, bool inplace = false) : Module("ELU"), alpha(alpha), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double alpha;
+  bool inplace;
+};
+
+/// x tanh(softplus(x)) (Misra, 2019; torch.nn.Mish).
+class Mish : public Module {
+ public:
+  explicit Mish(bool inplace = false) : Module("Mish"), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace;
+};
+
+/// relu6(x + 3) / 6 (MobileNetV3, Howard et al., 2019; torch.nn.Hardsigmoid).
+class Hardsigmoid : public Module {
+ public:
+  explicit Hardsigmoid(bool inplace = false) : Module("Hardsigmoid"), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  bool inplace;
+};
+
+/// clamp(x, min_val, max_val) (torch.nn.Hardtanh); ValueError when min_val > max_val.
+class Hardtanh : public Module {
+ public:
+  explicit Hardtanh(double min_val = -1.0, double max_val = 1.0, bool inplace = false);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double min_val, max_val;
+  bool inplace;
+};
+
+/// min(max(x, 0), 6) (torch.nn.ReLU6).
+class ReLU6 : public Module {
+ public:
+  explicit ReLU6(bool inplace = false) : Module("ReLU6"), inplace(inplace) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace;
+};
+
+/// log(1 + exp(beta x)) / beta, x itself where beta x > threshold (torch.nn.Softplus).
+class Softplus : public Module {
+ public:
+  explicit Softplus(double beta = 1.0, double threshold = 20.0) : Module("Softplus"), beta(beta), threshold(threshold) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double beta, threshold;
 };
 
 /// softmax along `dim`. dim = nullopt picks torch's legacy implicit dim: 0 for 0-, 1- and 3-d

@@ -30,6 +30,12 @@ LogSigmoid = _nn.LogSigmoid
 Hardshrink = _nn.Hardshrink
 Softmax = _nn.Softmax
 LogSoftmax = _nn.LogSoftmax
+ELU = _nn.ELU
+Mish = _nn.Mish
+Hardsigmoid = _nn.Hardsigmoid
+Hardtanh = _nn.Hardtanh
+ReLU6 = _nn.ReLU6
+Softplus = _nn.Softplus
 
 Conv2d = _nn.Conv2d
 ConvTranspose2d = _nn.ConvTranspose2d
@@ -54,7 +60,8 @@ L1Loss = _nn.L1Loss
 SmoothL1Loss = _nn.SmoothL1Loss
 
 for _cls in (Module, Parameter, Sequential, ModuleList, ModuleDict, Identity, Linear, Flatten, Dropout, ReLU, SiLU,
-             Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, LogSigmoid, Hardshrink, Softmax, LogSoftmax, Conv2d,
+             Sigmoid, Tanh, GELU, LeakyReLU, Hardswish, LogSigmoid, Hardshrink, Softmax, LogSoftmax, ELU, Mish,
+             Hardsigmoid, Hardtanh, ReLU6, Softplus, Conv2d,
              ConvTranspose2d, MaxPool2d,
              AvgPool2d, AdaptiveAvgPool2d, MaxUnpool2d, Upsample, BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm,
              BCEWithLogitsLoss, BCELoss, CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss):
