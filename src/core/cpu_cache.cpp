@@ -54,27 +54,30 @@ uint64_t usable_memory() {
   return bytes;
 }
 
-uint64_t default_limit() {
-#ifdef ADEPT_CPU_CACHE_ASAN
-  return 0;
-#else
-  if (uint64_t bytes = 0; env_limit(bytes)) return bytes;
-  // A quarter of the physical memory: a YOLO11n step at batch 8 x 640 frees ~2.3 GiB that the next
-  // step asks for again, so a smaller fixed cap would evict (and fault in again) most of it.
-  return usable_memory() / 4;
-#endif
-}
+// The process's cap and the cap a forked child (a DataLoader worker) gets, from one read of the variable.
+struct Limits {
+  uint64_t process, child;
+};
 
-// The limit of a forked child (a DataLoader worker): the variable's when set, else none. Each child would
-// otherwise keep up to the parent's cap of its own short-lived buffers (measured: ~0.5 GiB per worker).
-uint64_t child_limit() {
-  uint64_t bytes = 0;
-  return env_limit(bytes) ? bytes : 0;
+Limits initial_limits() {
+#ifdef ADEPT_CPU_CACHE_ASAN
+  return {0, 0};
+#else
+  if (uint64_t bytes = 0; env_limit(bytes)) return {bytes, bytes};
+  // A quarter of the physical memory: a YOLO11n step at batch 8 x 640 frees ~2.3 GiB that the next
+  // step asks for again, so a smaller fixed cap would evict (and fault in again) most of it. A child
+  // caches nothing new: each would otherwise keep up to that cap of its own short-lived buffers
+  // (measured: ~0.5 GiB per worker).
+  return {usable_memory() / 4, 0};
+#endif
 }
 
 class Cache {
  public:
-  Cache() : limit_(default_limit()), child_limit_(std::min(limit_, child_limit())) {
+  Cache() {
+    const Limits l = initial_limits();
+    limit_ = l.process;
+    child_limit_ = l.child;
     // The lock is held across fork. The child keeps the blocks it inherited (a copy-on-write view of the
     // parent's) for reuse but caches no more unless ADEPT_CPU_CACHE_LIMIT_MB asks for it; a malformed value
     // already failed in the parent, so this cannot throw.

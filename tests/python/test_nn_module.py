@@ -490,6 +490,26 @@ def test_layer_matches_torch(m, name, args, kwargs, shapes):
         check_module(m, tmod, amod, [rand(*s) for s in shapes], rtol=1e-4, atol=1e-5, train=False)
 
 
+@pytest.mark.parametrize("name,args", [("ELU", (0.5,)), ("Mish", ()), ("Hardsigmoid", ()), ("Hardtanh", (-0.5, 2.0)),
+                                       ("ReLU6", ()), ("Softplus", (2.0, 1.5))])
+def test_activation_layers_empty_and_transposed(m, name, args):
+    tmod, amod = getattr(torch.nn, name)(*args), getattr(m.nn, name)(*args)
+    assert tuple(amod(m.zeros(0, 5)).shape) == (0, 5)
+    x = rand(5, 4, lo=-8.0, hi=8.0)  # past every kink (+-3, 6, the thresholds)
+    ta, aa = T(x, requires_grad=True), A(m, x, requires_grad=True)
+    tout, aout = tmod(ta.t()), amod(aa.t())
+    np.testing.assert_allclose(npy(aout), npy(tout), rtol=1e-5, atol=1e-6)
+    g = rand(*tout.shape)
+    tout.backward(T(g))
+    aout.backward(A(m, g))
+    np.testing.assert_allclose(npy(aa.grad), npy(ta.grad), rtol=1e-5, atol=1e-6)
+
+
+def test_hardtanh_needs_max_above_min(m):
+    with pytest.raises(ValueError, match="Hardtanh"):
+        m.nn.Hardtanh(1.0, 1.0)
+
+
 def test_layer_non_contiguous_and_empty_batch(m):
     lin_t, lin_a = torch.nn.Linear(4, 3), m.nn.Linear(4, 3)
     copy_weights(lin_t, lin_a, m)

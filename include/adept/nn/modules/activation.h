@@ -110,7 +110,7 @@ class Hardsigmoid : public Module {
   bool inplace;
 };
 
-/// clamp(x, min_val, max_val) (torch.nn.Hardtanh); ValueError when min_val > max_val.
+/// clamp(x, min_val, max_val) (torch.nn.Hardtanh); ValueError unless max_val > min_val (as torch asserts).
 class Hardtanh : public Module {
  public:
   explicit Hardtanh(double min_val = -1.0, double max_val = 1.0, bool inplace = false);
