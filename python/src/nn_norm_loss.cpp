@@ -14,16 +14,19 @@ using OptTensor = std::optional<Tensor>;
 void init_nn_norm_loss(py::module_& m) {
   py::module_ nn = nn_submodule_of(m);
   // ---- normalization ----
-  nn.def("batch_norm",
-         [](const Tensor& input, const OptTensor& running_mean, const OptTensor& running_var, const OptTensor& weight,
-            const OptTensor& bias, bool training, std::optional<double> momentum, double eps,
-            const OptTensor& num_batches_tracked) {
-           return F::batch_norm(input, opt_tensor(running_mean), opt_tensor(running_var), opt_tensor(weight),
-                                opt_tensor(bias), training, momentum, eps, opt_tensor(num_batches_tracked));
-         },
-         py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
-         py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5,
-         py::arg("num_batches_tracked") = py::none());
+  for (const auto& [name, fn] :
+       {std::pair{"batch_norm", &F::batch_norm}, std::pair{"batch_norm_silu", &F::batch_norm_silu}}) {
+    nn.def(name,
+           [fn = fn](const Tensor& input, const OptTensor& running_mean, const OptTensor& running_var,
+                     const OptTensor& weight, const OptTensor& bias, bool training, std::optional<double> momentum,
+                     double eps, const OptTensor& num_batches_tracked) {
+             return fn(input, opt_tensor(running_mean), opt_tensor(running_var), opt_tensor(weight), opt_tensor(bias),
+                       training, momentum, eps, opt_tensor(num_batches_tracked));
+           },
+           py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
+           py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5,
+           py::arg("num_batches_tracked") = py::none());
+  }
   nn.def("layer_norm",
          [](const Tensor& input, const Shape& normalized_shape, const OptTensor& weight, const OptTensor& bias,
             double eps) { return F::layer_norm(input, normalized_shape, opt_tensor(weight), opt_tensor(bias), eps); },

@@ -22,15 +22,19 @@ ADEPT_DECLARE_KERNEL(batch_norm_finalize_kernel,
                           const Tensor& mean, const Tensor& var, const Tensor& weight, const Tensor& bias,
                           const Tensor& running_mean, const Tensor& running_var, double eps, double factor,
                           double var_factor))
-/// out[n, c, s] = (x[n, c, s] - mean[c]) * scale[c] + shift[c] (x - mean first, so that a large
-/// mean does not cancel the normalised value in float32).
+/// z[n, c, s] = (x[n, c, s] - mean[c]) * scale[c] + shift[c] (x - mean first, so that a large mean does
+/// not cancel the normalised value in float32); out = z, or with `silu` out = silu(z) = z * sigmoid(z)
+/// (the fused BN+SiLU of a training-mode Conv block: one pass instead of two, and z is never stored).
 ADEPT_DECLARE_KERNEL(batch_norm_apply_kernel, void(const Tensor& out, const Tensor& x, const Tensor& mean,
-                                                   const Tensor& scale, const Tensor& shift))
-/// With xhat = (x - mean[c]) * invstd[c] and M = N * S: sum_dy[c] = sum dy, sum_dy_xhat[c] =
-/// sum dy * xhat, and, when dx is defined,
-/// dx = weight[c] * invstd[c] * (dy - sum_dy[c] / M - xhat * sum_dy_xhat[c] / M).
+                                                   const Tensor& scale, const Tensor& shift, bool silu))
+/// With xhat = (x - mean[c]) * invstd[c] and M = N * S, and g the gradient reaching the batch norm's
+/// output: g = dy, or, where `shift` is defined (the fused BN+SiLU: dy is the gradient of silu(z)),
+/// g = dy * silu'(z) with z = xhat * weight[c] + shift[c] recomputed from x, computed as the forward
+/// computes z, and silu'(z) = s (1 + z (1 - s)), s = sigmoid(z). Then sum_dy[c] = sum g, sum_dy_xhat[c] =
+/// sum g * xhat, and, when dx is defined, dx = weight[c] * invstd[c] * (g - sum_dy[c] / M - xhat *
+/// sum_dy_xhat[c] / M).
 ADEPT_DECLARE_KERNEL(batch_norm_backward_kernel,
                      void(const Tensor& dx, const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& invstd,
-                          const Tensor& weight, const Tensor& sum_dy, const Tensor& sum_dy_xhat))
+                          const Tensor& weight, const Tensor& shift, const Tensor& sum_dy, const Tensor& sum_dy_xhat))
 
 }  // namespace adept

@@ -49,8 +49,9 @@ ADEPT_DEFINE_KERNEL(batch_norm_finalize_kernel,
                     void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                          const Tensor&, const Tensor&, const Tensor&, const Tensor&, double, double, double))
 ADEPT_DEFINE_KERNEL(batch_norm_apply_kernel,
-                    void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&))
+                    void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool))
 ADEPT_DEFINE_KERNEL(batch_norm_backward_kernel, void(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                                                     const Tensor&, const Tensor&, const Tensor&, const Tensor&))
+                                                     const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                                     const Tensor&))
 
 }  // namespace adept

@@ -1,8 +1,10 @@
-// batch_norm, layer_norm, group_norm. On the CPU layer/group norm and batch norm in eval mode are
-// composed of tensor ops; devices with the row kernels (kernels/layer_norm.h: Vulkan) normalize
-// layer/group norm rows in one pass. Batch norm in training mode uses the fused per-channel kernels where
-// the device has them for the input's dtype (supports(): CPU float32/float64, Vulkan every float dtype),
-// else batch_norm_composed, the reference the fused path is tested against.
+// batch_norm (and batch_norm_silu, its fused form with SiLU), layer_norm, group_norm. On the CPU
+// layer/group norm and batch norm in eval mode are composed of tensor ops; devices with the row kernels
+// (kernels/layer_norm.h: Vulkan) normalize layer/group norm rows in one pass. Batch norm in training mode
+// uses the fused per-channel kernels where the device has them for the input's dtype (supports(): CPU
+// float32/float64, Vulkan every float dtype), else batch_norm_composed, the reference the fused path is
+// tested against; batch_norm_silu's training kernels apply SiLU (forward) and its derivative (backward)
+// in the same passes.
 #include "adept/ops/normalization.h"
 
 #include <optional>
@@ -108,10 +110,16 @@ bool finalize_fused(const Device& dev, const std::vector<const Tensor*>& params)
   return batch_norm_finalize_kernel().supports(dev.type, -1, dt.value_or(kFloat32));
 }
 
-// Fused training forward; the running statistics (when defined) are updated with `factor` (see
-// update_running).
+// silu'(z) = s (1 + z (1 - s)), s = sigmoid(z), written with ops (differentiable again).
+Tensor silu_derivative(const Tensor& z) {
+  Tensor s = sigmoid(z);
+  return s * (1 + z * (1 - s));
+}
+
+// Fused training forward, with `silu` the fused BN+SiLU (silu(z) written, z never stored); the running
+// statistics (when defined) are updated with `factor` (see update_running).
 Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                        const Tensor& running_var, double factor, double eps) {
+                        const Tensor& running_var, double factor, double eps, bool silu) {
   const Device dev = input.device();
   const int64_t N = input.size(0), C = input.size(1), S = input.numel() / (N * C);
   const TensorOptions f64 = TensorOptions(kFloat64).set_device(dev);
@@ -138,15 +146,15 @@ Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor&
     if (running_mean.defined()) update_running(running_mean, running_var, mean64, var64, factor, m);
   }
   Tensor out = empty(input.sizes(), TensorOptions(input.dtype()).set_device(dev));
-  batch_norm_apply_kernel().get(dev, "batch_norm")(out.view({N, C, S}), x3, mean64, scale, shift);
+  batch_norm_apply_kernel().get(dev, "batch_norm")(out.view({N, C, S}), x3, mean64, scale, shift, silu);
 
   if (autograd::needs_grad({&input, &weight, &bias})) {
-    autograd::SavedTensor sx(input), sw(weight);
+    autograd::SavedTensor sx(input), sw(weight), sb(bias);
     const bool gx = input.requires_grad(), gw = weight.defined() && weight.requires_grad(),
                gb = bias.defined() && bias.requires_grad();
     const Shape wshape = weight.defined() ? weight.sizes() : Shape{}, bshape = bias.defined() ? bias.sizes() : Shape{};
     const Dtype wdt = weight.defined() ? weight.dtype() : input.dtype(), bdt = bias.defined() ? bias.dtype() : input.dtype();
-    autograd::record("NativeBatchNormBackward0", {input, weight, bias}, {out},
+    autograd::record(silu ? "BatchNormSiluBackward0" : "NativeBatchNormBackward0", {input, weight, bias}, {out},
                      [=](const Grads& g) {
       Grads res(3);
       if (is_grad_enabled()) {
@@ -154,11 +162,13 @@ Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor&
         Tensor xx = sx.get(), w = sw.get();
         const Shape dims = non_channel_dims(xx), cs = channel_shape(xx);
         Tensor xhat = normalize(xx, dims, eps);
-        Tensor gy = w.defined() ? g[0] * w.reshape(cs) : g[0];
+        // The gradient reaching the batch norm's output z: through silu'(z) when fused.
+        Tensor gz = silu ? g[0] * silu_derivative(affine(xhat, w, sb.get(), cs)) : g[0];
+        Tensor gy = w.defined() ? gz * w.reshape(cs) : gz;
         Tensor invstd = rsqrt(var(xx, dims, 0, true) + eps);
         if (gx) res[0] = invstd * (gy - mean(gy, dims, true) - xhat * mean(gy * xhat, dims, true));
-        if (gw) res[1] = sum(g[0] * xhat, dims).reshape(wshape).to(wdt);
-        if (gb) res[2] = sum(g[0], dims).reshape(bshape).to(bdt);
+        if (gw) res[1] = sum(gz * xhat, dims).reshape(wshape).to(wdt);
+        if (gb) res[2] = sum(gz, dims).reshape(bshape).to(bdt);
         return res;
       }
       sx.get();  // raises if the input was modified in place since the forward
@@ -166,7 +176,7 @@ Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor&
       Tensor dx = gx ? empty({N, C, S}, TensorOptions(g[0].dtype()).set_device(dev)) : Tensor();
       Tensor sum_dy = empty({C}, f64), sum_dy_xhat = empty({C}, f64);
       batch_norm_backward_kernel().get(dev, "batch_norm backward")(dx, dy.to(x3.dtype()), x3, mean64, invstd64, w64,
-                                                                   sum_dy, sum_dy_xhat);
+                                                                   silu ? shift : Tensor(), sum_dy, sum_dy_xhat);
       if (gx) res[0] = dx.view(sx.get().sizes());
       if (gw) res[1] = sum_dy_xhat.to(wdt).reshape(wshape);
       if (gb) res[2] = sum_dy.to(bdt).reshape(bshape);
@@ -176,8 +186,8 @@ Tensor batch_norm_fused(const Tensor& input, const Tensor& weight, const Tensor&
   return out;
 }
 
-void check_channel_vector(const Tensor& t, int64_t C, const char* name) {
-  ADEPT_CHECK(!t.defined() || t.numel() == C, ShapeError, "batch_norm: {} should contain {} elements not {}", name, C,
+void check_channel_vector(const char* op, const Tensor& t, int64_t C, const char* name) {
+  ADEPT_CHECK(!t.defined() || t.numel() == C, ShapeError, "{}: {} should contain {} elements not {}", op, name, C,
               t.numel());
 }
 
@@ -194,13 +204,18 @@ Tensor batch_norm_composed(const Tensor& input, const Tensor& weight, const Tens
   return affine(xc * rsqrt(v + eps), weight, bias, channel_shape(input));
 }
 
-Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                  const Tensor& bias, bool training, std::optional<double> momentum, double eps,
-                  const Tensor& num_batches_tracked) {
+namespace {
+
+// batch_norm, followed by SiLU when `silu` (batch_norm_silu): fused into the training kernels where they
+// apply, else silu of the unfused result.
+Tensor batch_norm_impl(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                       const Tensor& weight, const Tensor& bias, bool training, std::optional<double> momentum,
+                       double eps, const Tensor& num_batches_tracked, bool silu) {
+  const char* op = silu ? "batch_norm_silu" : "batch_norm";
   const autocast::Scope in_op(autocast::Policy::Exclude, {&input});  // float32 statistics, output in the input's dtype
-  ADEPT_CHECK(input.dim() >= 2, ShapeError, "batch_norm: expected an input of shape (N, C, *) with at least 2 dims, "
-              "got shape {}", shape_str(input.sizes()));
-  ADEPT_CHECK(input.is_floating_point(), DtypeError, "batch_norm: expected a floating-point input, got '{}'",
+  ADEPT_CHECK(input.dim() >= 2, ShapeError, "{}: expected an input of shape (N, C, *) with at least 2 dims, "
+              "got shape {}", op, shape_str(input.sizes()));
+  ADEPT_CHECK(input.is_floating_point(), DtypeError, "{}: expected a floating-point input, got '{}'", op,
               dtype_name(input.dtype()));
   const int64_t C = input.size(1);
   if (training) {
@@ -208,24 +223,25 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     ADEPT_CHECK(C == 0 || per_channel != 1, ValueError,
                 "Expected more than 1 value per channel when training, got input size {}", shape_str(input.sizes()));
   }
-  check_channel_vector(running_mean, C, "running_mean");
-  check_channel_vector(running_var, C, "running_var");
-  check_channel_vector(weight, C, "weight");
-  check_channel_vector(bias, C, "bias");
+  check_channel_vector(op, running_mean, C, "running_mean");
+  check_channel_vector(op, running_var, C, "running_var");
+  check_channel_vector(op, weight, C, "weight");
+  check_channel_vector(op, bias, C, "bias");
   ADEPT_CHECK(training || (running_mean.defined() && running_var.defined()), ValueError,
-              "batch_norm: running_mean and running_var must be defined in evaluation mode");
+              "{}: running_mean and running_var must be defined in evaluation mode", op);
   ADEPT_CHECK(running_mean.defined() == running_var.defined(), ValueError,
-              "batch_norm: running_mean and running_var must both be defined or both be undefined");
+              "{}: running_mean and running_var must both be defined or both be undefined", op);
   const Shape cs = channel_shape(input);
+  const auto act = [silu](const Tensor& z) { return silu ? adept::silu(z) : z; };
   // No statistics from an empty batch: the input passes through (scaled), running stats stay.
-  if (input.numel() == 0) return affine(input.clone(), weight, bias, cs).to(input.dtype());
+  if (input.numel() == 0) return act(affine(input.clone(), weight, bias, cs).to(input.dtype()));
 
   if (!training) {
     Tensor invstd = rsqrt(running_var + eps);
     Tensor scale = weight.defined() ? weight.reshape({C}) * invstd : invstd;
     Tensor shift = -(running_mean * scale);
     if (bias.defined()) shift = shift + bias.reshape({C});
-    return input * scale.to(input.dtype()).reshape(cs) + shift.to(input.dtype()).reshape(cs);
+    return act(input * scale.to(input.dtype()).reshape(cs) + shift.to(input.dtype()).reshape(cs));
   }
 
   double factor = 0;
@@ -234,14 +250,14 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       factor = *momentum;
     } else {
       ADEPT_CHECK(num_batches_tracked.defined() && num_batches_tracked.numel() == 1, ValueError,
-                  "batch_norm: momentum=None (cumulative average) needs num_batches_tracked (a 1-element tensor)");
+                  "{}: momentum=None (cumulative average) needs num_batches_tracked (a 1-element tensor)", op);
       double n = num_batches_tracked.item<double>();
-      ADEPT_CHECK(n > 0, ValueError, "batch_norm: num_batches_tracked must be positive with momentum=None, got {}", n);
+      ADEPT_CHECK(n > 0, ValueError, "{}: num_batches_tracked must be positive with momentum=None, got {}", op, n);
       factor = 1.0 / n;
     }
   }
   if (batch_norm_stats_kernel().supports(input.device().type, -1, input.dtype())) {
-    return batch_norm_fused(input, weight, bias, running_mean, running_var, factor, eps);
+    return batch_norm_fused(input, weight, bias, running_mean, running_var, factor, eps, silu);
   }
   Tensor batch_mean, batch_var;
   Tensor out = batch_norm_composed(input, weight, bias, eps, batch_mean, batch_var);
@@ -251,7 +267,23 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   if (running_mean.defined()) {
     update_running(running_mean, running_var, batch_mean, batch_var, factor, static_cast<double>(input.numel() / C));
   }
-  return out;
+  return act(out);
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, std::optional<double> momentum, double eps,
+                  const Tensor& num_batches_tracked) {
+  return batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum, eps, num_batches_tracked,
+                         false);
+}
+
+Tensor batch_norm_silu(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                       const Tensor& weight, const Tensor& bias, bool training, std::optional<double> momentum,
+                       double eps, const Tensor& num_batches_tracked) {
+  return batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum, eps, num_batches_tracked,
+                         true);
 }
 
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,

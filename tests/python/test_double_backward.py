@@ -21,6 +21,9 @@ CASES = {
     "group_norm": lambda L, x: L.nn.functional.group_norm(x.reshape(2, 5, 1), 5).reshape(2, 5),
     "cross_entropy": lambda L, x: L.nn.functional.cross_entropy(x, L.tensor(np.array([1, 3])), reduction="none")[:, None] * x,
     "batch_norm_train": lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True),
+    # the fused BN+SiLU's create_graph backward against torch's silu(batch_norm(...))
+    "batch_norm_silu_train": lambda L, x: (L.nn.functional.silu(L.nn.functional.batch_norm(x, None, None, training=True))
+                                           if L is torch else L.nn.functional.batch_norm_silu(x, None, None, training=True)),
 }
 
 

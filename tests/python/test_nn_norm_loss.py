@@ -5,6 +5,7 @@ batches, running-stat updates, and the Python exception type of every error case
 Run: PYTHONPATH=build/<dir>/python /usr/bin/python3 -m pytest -q tests/python/test_nn_norm_loss.py
 """
 import contextlib
+import re
 import warnings
 
 import numpy as np
@@ -179,6 +180,108 @@ def test_batch_norm_errors(m, device):
         tr = kw.get("training", False)
         raises_like(m, lambda: fn_of(m).batch_norm(x[0], r[0][0], r[1][0], w[0], training=tr),
                     lambda: TF.batch_norm(x[1], r[0][1], r[1][1], w[1], training=tr))
+
+
+# ------------------------------------------------------------------------------ batch norm + SiLU (fused)
+
+def bn_silu(m):
+    """adept's fused batch_norm_silu, or its definition in torch: silu(batch_norm(...))."""
+    if m is torch:
+        return lambda *a, **k: TF.silu(TF.batch_norm(*a, **k))
+    return m.nn.functional.batch_norm_silu
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5), (2, 3, 4, 5), (3, 2, 7000)])  # the last: split sums
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("layout", ["c", "t"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_norm_silu_training(m, device, shape, affine, layout, dtype):
+    mk = Maker(m, 11, device)
+    C = shape[1]
+    # values of both signs and large magnitudes after the affine step: silu's saturated ends are reached
+    x = mk.randn(shape, dtype, scale=2.0, shift=3.0, grad=True, layout=layout)
+    w = mk.uniform((C,), -4, 4, dtype, grad=True) if affine else (None, None)
+    b = mk.randn((C,), dtype, scale=3.0, grad=True) if affine else (None, None)
+    rm = mk.randn((C,), dtype)
+    rv = mk.uniform((C,), 0.5, 2, dtype)
+    ya, _ = check(mk, lambda: bn_silu(m)(x[0], rm[0], rv[0], w[0], b[0], True, 0.2, 1e-3),
+                  lambda: bn_silu(torch)(x[1], rm[1], rv[1], w[1], b[1], True, 0.2, 1e-3), dtype)
+    assert_close(rm[0], rm[1], dtype, what="running_mean")
+    assert_close(rv[0], rv[1], dtype, what="running_var")
+    if m is not torch:  # the fused node, not silu of a batch norm
+        assert ya.grad_fn.name() == "BatchNormSiluBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_batch_norm_silu_training_half(m, device, dtype):
+    """A half-precision input with float32 parameters (as under autocast): computed in float32 from the
+    rounded input, the output (and the input's gradient) rounded to the input's dtype."""
+    rng = np.random.default_rng(12)
+    x32 = torch.tensor(rng.standard_normal((4, 3, 6, 5)) * 2 + 1, dtype=getattr(torch, dtype)).float()
+    w = rng.uniform(-2, 2, 3).astype("float32")
+    bias = rng.standard_normal(3).astype("float32")
+    g = rng.uniform(0.5, 1.5, (4, 3, 6, 5)).astype("float32")
+    xa = m.tensor(x32.numpy(), device=device).to(getattr(m, dtype)).detach().requires_grad_(True)
+    wa = m.tensor(w, requires_grad=True, device=device)
+    ba = m.tensor(bias, requires_grad=True, device=device)
+    ya = bn_silu(m)(xa, None, None, wa, ba, True)
+    assert ya.dtype == getattr(m, dtype)
+    ya.backward(m.tensor(g, device=device).to(getattr(m, dtype)))
+    xt, wt, bt = x32.clone().requires_grad_(True), torch.tensor(w, requires_grad=True), torch.tensor(bias, requires_grad=True)
+    yt = TF.silu(TF.batch_norm(xt, None, None, wt, bt, True))
+    yt.backward(torch.tensor(g).to(getattr(torch, dtype)).float())
+    tol = dict(rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(np_of(ya.float()), np_of(yt), **tol)
+    np.testing.assert_allclose(np_of(xa.grad.float()), np_of(xt.grad), **tol)
+    np.testing.assert_allclose(np_of(wa.grad), np_of(wt.grad), rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(np_of(ba.grad), np_of(bt.grad), rtol=2e-2, atol=5e-2)
+
+
+def test_batch_norm_silu_eval_and_module_style(m, device):
+    mk = Maker(m, 13, device)
+    rm, rv = mk.randn((4,)), mk.uniform((4,), 0.5, 2)
+    x = mk.randn((3, 4, 2, 2), scale=3, grad=True, layout="t")
+    w, b = mk.randn((4,), grad=True), mk.randn((4,), grad=True)
+    check(mk, lambda: bn_silu(m)(x[0], rm[0], rv[0], w[0], b[0]), lambda: bn_silu(torch)(x[1], rm[1], rv[1], w[1], b[1]))
+    # momentum=None reads num_batches_tracked, as batch_norm
+    x = mk.randn((5, 4, 3))
+    bn_silu(m)(x[0], rm[0], rv[0], training=True, momentum=None, num_batches_tracked=m.tensor(4))
+    TF.batch_norm(x[1], rm[1], rv[1], training=True, momentum=1 / 4)
+    assert_close(rm[0], rm[1])
+    assert_close(rv[0], rv[1])
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_silu_empty_batch(m, device, training):
+    mk = Maker(m, 14, device)
+    x = mk.randn((0, 3, 2), grad=True)
+    w, b = mk.randn((3,), grad=True), mk.randn((3,), grad=True)
+    rm, rv = mk.randn((3,)), mk.uniform((3,), 0.5, 2)
+    check(mk, lambda: bn_silu(m)(x[0], rm[0], rv[0], w[0], b[0], training),
+          lambda: bn_silu(torch)(x[1], rm[1], rv[1], w[1], b[1], training))
+    assert_close(rm[0], rm[1])
+
+
+def test_batch_norm_silu_large_mean_float32(m, device):
+    mk = Maker(m, 15, device)
+    x = mk.randn((3, 2, 7000), "float32", scale=0.5, shift=1e4, grad=True)
+    w, b = mk.uniform((2,), 0.5, 1.5, "float32", grad=True), mk.randn((2,), "float32", grad=True)
+    check(mk, lambda: bn_silu(m)(x[0], None, None, w[0], b[0], True),
+          lambda: bn_silu(torch)(x[1].double(), None, None, w[1].double(), b[1].double(), True).float(), "float32")
+
+
+def test_batch_norm_silu_errors_name_the_op(m, device):
+    if m is torch:
+        pytest.skip("adept's message names batch_norm_silu")
+    mk = Maker(m, 16, device)
+    cases = [((1, 3), {}, ValueError, "more than 1 value per channel"),
+             ((4, 3), dict(weight=m.ones(4, device=device)), RuntimeError, "batch_norm_silu: weight should contain 3"),
+             ((4,), {}, RuntimeError, "batch_norm_silu: expected an input of shape (N, C, *)")]
+    for shape, kw, err, text in cases:
+        with pytest.raises(err, match=re.escape(text)):
+            bn_silu(m)(mk.randn(shape)[0], None, None, training=True, **kw)
+    with pytest.raises(TypeError, match="batch_norm_silu: expected a floating-point input"):
+        bn_silu(m)(m.ones((4, 3), dtype=m.int64, device=device), None, None, training=True)
 
 
 # ------------------------------------------------------------------------------ layer / group norm

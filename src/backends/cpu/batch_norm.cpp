@@ -4,7 +4,10 @@
 // element); independent chains let several additions run at once. The chains are folded in a fixed
 // order, so the result depends only on the shape, not on the thread count.
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
+#include "backends/cpu/simd.h"
 #include "kernels/batch_norm.h"
 
 namespace adept::cpu {
@@ -79,7 +82,32 @@ struct SplitMean {
   T centre(T x) const { return (x - hi) - lo; }
 };
 
-void apply_cpu(const Tensor& out, const Tensor& x, const Tensor& mean, const Tensor& scale, const Tensor& shift) {
+// The SiLU of n contiguous T in place: the Highway kernel for float32, the scalar formula for float64.
+template <class T>
+void silu_inplace(T* p, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    static const simd::UnaryRunF32 run = simd::unary_run_f32(UnaryOp::Silu);
+    run(p, p, n, 0.f, 0.f);
+  } else {
+    for (int64_t j = 0; j < n; ++j) p[j] = p[j] / (T(1) + std::exp(-p[j]));
+  }
+}
+
+// out[j] = g[j] * silu'(z[j]) for n contiguous T (out may alias g or z): the Highway kernel for float32.
+template <class T>
+void silu_grad(T* out, const T* g, const T* z, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    simd::silu_backward_f32(out, g, z, n);
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      const T sg = T(1) / (T(1) + std::exp(-z[j]));
+      out[j] = g[j] * sg * (T(1) + z[j] * (T(1) - sg));
+    }
+  }
+}
+
+void apply_cpu(const Tensor& out, const Tensor& x, const Tensor& mean, const Tensor& scale, const Tensor& shift,
+               bool silu) {
   const Geometry g(x);
   const double* pm = mean.data_ptr<double>();
   const double* ps = scale.data_ptr<double>();
@@ -96,17 +124,21 @@ void apply_cpu(const Tensor& out, const Tensor& x, const Tensor& mean, const Ten
         const T* src = px + g.offset(i, ch);
         T* dst = po + g.offset(i, ch);
         for (int64_t j = 0; j < g.s; ++j) dst[j] = mu.centre(src[j]) * a + b;
+        if (silu) silu_inplace(dst, g.s);
       }
     }
   });
 }
 
+// With a defined `shift` (the fused BN+SiLU) the gradient g = dy * silu'(z) of each (sample, channel) row
+// is written into dx's row (or a scratch row) by the sums pass, and the dx pass turns it into dx in place.
 void backward_cpu(const Tensor& dx, const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& invstd,
-                  const Tensor& weight, const Tensor& sum_dy, const Tensor& sum_dy_xhat) {
+                  const Tensor& weight, const Tensor& shift, const Tensor& sum_dy, const Tensor& sum_dy_xhat) {
   const Geometry g(x);
   const double* pm = mean.data_ptr<double>();
   const double* pi = invstd.data_ptr<double>();
   const double* pw = weight.data_ptr<double>();
+  const double* pb = shift.defined() ? shift.data_ptr<double>() : nullptr;
   double* psd = sum_dy.data_ptr<double>();
   double* psx = sum_dy_xhat.data_ptr<double>();
   dispatch_float(x.dtype(), "batch_norm backward", [&](auto tag) {
@@ -117,26 +149,34 @@ void backward_cpu(const Tensor& dx, const Tensor& dy, const Tensor& x, const Ten
     const double m = static_cast<double>(g.n * g.s);
 #pragma omp parallel for schedule(static) if (g.c > 1 && g.n * g.c * g.s > 32768)
     for (int64_t ch = 0; ch < g.c; ++ch) {
-      const double mu = pm[ch];
+      const double mu = pm[ch], is = pi[ch];
+      const SplitMean<T> smu(mu);
+      std::vector<T> scratch(pb && !pdx ? static_cast<size_t>(g.s) : 0);
       double sdy = 0, sdyx = 0;
       for (int64_t i = 0; i < g.n; ++i) {
         const T* xr = px + g.offset(i, ch);
         const T* gr = pdy + g.offset(i, ch);
+        if (pb) {
+          // z as apply_cpu computes it, then g = dy * silu'(z) over it
+          T* zr = pdx ? pdx + g.offset(i, ch) : scratch.data();
+          const T a = static_cast<T>(pw[ch] * is), b = static_cast<T>(pb[ch]);
+          for (int64_t j = 0; j < g.s; ++j) zr[j] = smu.centre(xr[j]) * a + b;
+          silu_grad(zr, gr, zr, g.s);
+          gr = zr;
+        }
         sum_pairs(g.s, [&](int64_t j) { return static_cast<double>(gr[j]); },
                   [&](int64_t j) { return static_cast<double>(gr[j]) * (static_cast<double>(xr[j]) - mu); }, sdy, sdyx);
       }
-      const double is = pi[ch];
       psd[ch] = sdy;
       psx[ch] = sdyx * is;
       if (!pdx) continue;
-      // dx = k * (dy - mean_dy - (x - mu) * c2), computed in T on the contiguous rows.
+      // dx = k * (g - mean_g - (x - mu) * c2), computed in T on the contiguous rows.
       const T k = static_cast<T>(pw[ch] * is), mean_dy = static_cast<T>(sdy / m);
       const T c2 = static_cast<T>(sdyx * is * is / m);
-      const SplitMean<T> smu(mu);
       for (int64_t i = 0; i < g.n; ++i) {
         const T* xr = px + g.offset(i, ch);
-        const T* gr = pdy + g.offset(i, ch);
         T* out = pdx + g.offset(i, ch);
+        const T* gr = pb ? out : pdy + g.offset(i, ch);
         for (int64_t j = 0; j < g.s; ++j) out[j] = k * (gr[j] - mean_dy - smu.centre(xr[j]) * c2);
       }
     }

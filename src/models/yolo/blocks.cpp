@@ -34,16 +34,18 @@ Conv::Conv(const char* type_name, int64_t c1, int64_t c2, int64_t k, int64_t s, 
 // In eval mode without autograd (validation, prediction) the BatchNorm is folded into the convolution, as
 // Ultralytics' fuse() does: w' = w gamma / sqrt(var + eps), b' = beta - mean gamma / sqrt(var + eps), and the
 // SiLU runs in the convolution's output write (conv2d_silu): one pass over the activation instead of three.
+// Otherwise (training) BN and SiLU run as one fused node (batch_norm_silu), which stores no BN output.
 Tensor Conv::forward(const Tensor& x) {
-  const auto* bn2d = dynamic_cast<const nn::BatchNorm2d*>(bn.get());
+  auto* bn2d = dynamic_cast<nn::BatchNorm2d*>(bn.get());
+  const bool silu = dynamic_cast<const nn::SiLU*>(act.get()) != nullptr;
   const bool fold = !is_training() && !bn->is_training() && !is_grad_enabled() && bn2d && bn2d->affine &&
                     bn2d->track_running_stats;
-  if (!fold) return act->forward(bn->forward(conv->forward(x)));
+  if (!fold) return bn2d && silu ? bn2d->forward_silu(conv->forward(x)) : act->forward(bn->forward(conv->forward(x)));
   const auto& c = static_cast<const nn::Conv2d&>(*conv);
   const Tensor scale = bn->parameter("weight") * rsqrt(bn->buffer("running_var") + bn2d->eps);
   const Tensor w = c.parameter("weight") * scale.view({-1, 1, 1, 1});
   const Tensor b = bn->parameter("bias") - bn->buffer("running_mean") * scale;
-  if (dynamic_cast<const nn::SiLU*>(act.get())) return conv2d_silu(x, w, b, c.stride, c.padding, c.dilation, c.groups);
+  if (silu) return conv2d_silu(x, w, b, c.stride, c.padding, c.dilation, c.groups);
   return act->forward(conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups));
 }
 

@@ -36,7 +36,11 @@ void BatchNorm::reset_parameters() {
   parameter("bias").zero_();
 }
 
-Tensor BatchNorm::forward(const Tensor& input) {
+Tensor BatchNorm::forward(const Tensor& input) { return forward_impl(input, false); }
+
+Tensor BatchNorm::forward_silu(const Tensor& input) { return forward_impl(input, true); }
+
+Tensor BatchNorm::forward_impl(const Tensor& input, bool silu) {
   check_input_dim(input);
   Tensor& nbt = buffer("num_batches_tracked");
   if (is_training() && track_running_stats && nbt.defined()) {
@@ -48,8 +52,9 @@ Tensor BatchNorm::forward(const Tensor& input) {
   bool use_batch_stats = is_training() || (!rm.defined() && !rv.defined());
   // Running stats are updated only in training with tracking, and read only in eval.
   bool pass_stats = !is_training() || track_running_stats;
-  return functional::batch_norm(input, pass_stats ? rm : Tensor(), pass_stats ? rv : Tensor(), parameter("weight"),
-                                parameter("bias"), use_batch_stats, momentum, eps, nbt);
+  return (silu ? functional::batch_norm_silu : functional::batch_norm)(
+      input, pass_stats ? rm : Tensor(), pass_stats ? rv : Tensor(), parameter("weight"), parameter("bias"),
+      use_batch_stats, momentum, eps, nbt);
 }
 
 std::string BatchNorm::extra_repr() const {

@@ -4,6 +4,7 @@
 
 namespace adept::nn::functional {
 using adept::batch_norm;
+using adept::batch_norm_silu;
 using adept::layer_norm;
 using adept::group_norm;
 }  // namespace adept::nn::functional

@@ -19,6 +19,9 @@ class BatchNorm : public Module {
   BatchNorm(std::string type_name, int64_t num_features, double eps, std::optional<double> momentum, bool affine,
             bool track_running_stats);
   Tensor forward(const Tensor& input) override;
+  /// silu(forward(input)) through batch_norm_silu: in training one fused node (see ops/normalization.h); the
+  /// running statistics and num_batches_tracked are updated as forward() updates them.
+  Tensor forward_silu(const Tensor& input);
   std::string extra_repr() const override;
   /// Running stats back to zeros/ones, num_batches_tracked to 0.
   void reset_running_stats();
@@ -33,6 +36,9 @@ class BatchNorm : public Module {
  protected:
   /// ValueError (as torch) when the input's rank does not fit the layer.
   virtual void check_input_dim(const Tensor& input) const = 0;
+
+ private:
+  Tensor forward_impl(const Tensor& input, bool silu);
 };
 
 /// Input (N, C) or (N, C, L); ValueError for other ranks.

@@ -1,8 +1,9 @@
 // Vulkan batch-norm training kernels (kernels/batch_norm.h): per-channel float64 sums
 // (shaders/batch_norm_sums.comp, split over several workgroups per channel and combined by a second
 // pass when a channel is long) and the elementwise normalisation / input gradient
-// (shaders/batch_norm_apply.comp). float32, float16, bfloat16 and float64 (the per-channel float64
-// arithmetic needs the device's shaderFloat64). Deterministic: every sum has a fixed order.
+// (shaders/batch_norm_apply.comp), each with a SILU variant for the fused BN+SiLU. float32, float16,
+// bfloat16 and float64 (the per-channel float64 arithmetic needs the device's shaderFloat64).
+// Deterministic: every sum has a fixed order.
 #include <cstring>
 
 #include "backends/vulkan/launch.h"
@@ -31,9 +32,11 @@ void check_operands(const char* op, const Tensor& x) {
   ADEPT_CHECK(x.size(1) <= 65535, ValueError, "{}: {} channels are too many for one Vulkan dispatch", op, x.size(1));
 }
 
-// res0/res1 (C) = the per-channel sums of batch_norm_sums.comp (BACKWARD reads dy, mean and invstd).
+// res0/res1 (C) = the per-channel sums of batch_norm_sums.comp (BACKWARD reads dy, mean and invstd; a defined
+// `shift` selects its SILU variant, which reads weight and shift too).
 void channel_sums(const char* op, bool backward, const Tensor& x, const Tensor& dy, const Tensor& mean,
-                  const Tensor& invstd, const Tensor& res0, const Tensor& res1) {
+                  const Tensor& invstd, const Tensor& res0, const Tensor& res1, const Tensor& weight = {},
+                  const Tensor& shift = {}) {
   const int64_t C = x.size(1), S = x.size(2), M = x.size(0) * S;
   const int64_t chunk = std::max(kChunk, ((M + 65534) / 65535 + 255) / 256 * 256);
   const int64_t groups = (M + chunk - 1) / chunk;
@@ -44,16 +47,19 @@ void channel_sums(const char* op, bool backward, const Tensor& x, const Tensor& 
   static_assert(sizeof(Push) == 20);
   Context& ctx = context_of(x);
   const std::string shader = "batch_norm_sums_" + dtype_suffix(x.dtype());
-  const std::vector<const Tensor*> operands = {&partial, &x, &dy, &mean, &invstd, &res0, &res1};
-  const int32_t b = backward ? 1 : 0;
+  const bool silu = shift.defined();
+  const std::vector<const Tensor*> operands = {&partial, &x, &dy, &mean, &invstd, &res0, &res1,
+                                               silu ? &weight : &mean, silu ? &shift : &mean};
+  const int32_t b = backward ? 1 : 0, f = silu ? 1 : 0;
   const std::vector<int32_t> meta = storage_offsets(operands);
-  launch(ctx, op, shader, {b, 0}, meta, operands, &push, sizeof(push), static_cast<uint32_t>(groups),
+  launch(ctx, op, shader, {b, 0, f}, meta, operands, &push, sizeof(push), static_cast<uint32_t>(groups),
          static_cast<uint32_t>(C));
-  if (groups > 1) launch(ctx, op, shader, {b, 1}, meta, operands, &push, sizeof(push), static_cast<uint32_t>(C));
+  if (groups > 1) launch(ctx, op, shader, {b, 1, f}, meta, operands, &push, sizeof(push), static_cast<uint32_t>(C));
 }
 
-// out = the elementwise pass of batch_norm_apply.comp over x (N, C, S).
-void apply_pass(const char* op, bool backward, const Tensor& out, const Tensor& x, const Tensor& dy,
+// out = the elementwise pass of batch_norm_apply.comp over x (N, C, S); `channel` binds its six per-channel
+// vectors.
+void apply_pass(const char* op, bool backward, bool silu, const Tensor& out, const Tensor& x, const Tensor& dy,
                 const std::vector<const Tensor*>& channel) {
   const int64_t n = x.numel();
   const Grid2d grid = grid_for(n, op);
@@ -63,8 +69,8 @@ void apply_pass(const char* op, bool backward, const Tensor& out, const Tensor& 
   static_assert(sizeof(Push) == 20);
   std::vector<const Tensor*> operands = {&out, &x, &dy};
   operands.insert(operands.end(), channel.begin(), channel.end());
-  launch(context_of(x), op, "batch_norm_apply_" + dtype_suffix(x.dtype()), {backward ? 1 : 0}, storage_offsets(operands),
-         operands, &push, sizeof(push), grid.x, grid.y);
+  launch(context_of(x), op, "batch_norm_apply_" + dtype_suffix(x.dtype()), {backward ? 1 : 0, silu ? 1 : 0},
+         storage_offsets(operands), operands, &push, sizeof(push), grid.x, grid.y);
 }
 
 void stats_vk(const Tensor& x, const Tensor& mean, const Tensor& var) {
@@ -73,19 +79,23 @@ void stats_vk(const Tensor& x, const Tensor& mean, const Tensor& var) {
   channel_sums("batch_norm", false, x, x, mean, var, mean, var);
 }
 
-void apply_vk(const Tensor& out, const Tensor& x, const Tensor& mean, const Tensor& scale, const Tensor& shift) {
+void apply_vk(const Tensor& out, const Tensor& x, const Tensor& mean, const Tensor& scale, const Tensor& shift,
+              bool silu) {
   check_operands("batch_norm", x);
   if (x.numel() == 0) return;
-  apply_pass("batch_norm", false, out, x, x, {&mean, &scale, &shift, &scale, &scale});
+  apply_pass("batch_norm", false, silu, out, x, x, {&mean, &scale, &shift, &scale, &scale, &scale});
 }
 
 void backward_vk(const Tensor& dx, const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& invstd,
-                 const Tensor& weight, const Tensor& sum_dy, const Tensor& sum_dy_xhat) {
+                 const Tensor& weight, const Tensor& shift, const Tensor& sum_dy, const Tensor& sum_dy_xhat) {
   const char* op = "batch_norm backward";
   check_operands(op, x);
   if (x.numel() == 0) return;
-  channel_sums(op, true, x, dy, mean, invstd, sum_dy, sum_dy_xhat);
-  if (dx.defined()) apply_pass(op, true, dx, x, dy, {&mean, &invstd, &weight, &sum_dy, &sum_dy_xhat});
+  channel_sums(op, true, x, dy, mean, invstd, sum_dy, sum_dy_xhat, weight, shift);
+  if (dx.defined()) {
+    apply_pass(op, true, shift.defined(), dx, x, dy,
+               {&mean, &invstd, &weight, &sum_dy, &sum_dy_xhat, shift.defined() ? &shift : &mean});
+  }
 }
 
 // One invocation per channel (shaders/batch_norm_finalize.comp); undefined optional operands are bound to
