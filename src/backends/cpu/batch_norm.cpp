@@ -86,7 +86,7 @@ struct SplitMean {
 template <class T>
 void silu_inplace(T* p, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
-    static const simd::UnaryRunF32 run = simd::unary_run_f32(UnaryOp::Silu);
+    static const simd::UnaryRunF32 run = simd::unary_run_f32(UnaryOp::Silu);  // the resolved kernel (simd.h)
     run(p, p, n, 0.f, 0.f);
   } else {
     for (int64_t j = 0; j < n; ++j) p[j] = p[j] / (T(1) + std::exp(-p[j]));

@@ -14,7 +14,8 @@ namespace adept::cpu::simd {
 /// UnaryParams a and b (Softplus: beta and threshold), ignored by ops without parameters.
 using UnaryRunF32 = void (*)(float* out, const float* in, int64_t n, float a, float b);
 
-/// The SIMD kernel of `op` for contiguous float32 runs, or nullptr when there is none. Covered:
+/// The SIMD kernel of `op` for contiguous float32 runs (for this CPU's best target: safe to keep for
+/// the process's life), or nullptr when there is none. Covered:
 /// Exp, Sigmoid, Silu, Tanh, Softplus, LogSigmoid; results are within a few float32 ulp of the
 /// scalar reference, with the same NaN/inf/overflow/underflow results.
 UnaryRunF32 unary_run_f32(UnaryOp op);

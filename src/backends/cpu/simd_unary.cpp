@@ -121,7 +121,19 @@ HWY_EXPORT(SoftplusRun);
 HWY_EXPORT(LogSigmoidRun);
 HWY_EXPORT(SiluGradRun);
 
+// Until Highway has chosen its target, HWY_DYNAMIC_DISPATCH yields the table's first entry: a trampoline
+// that detects the CPU (cpuid, costly) on every call before forwarding. Choosing first makes the returned
+// pointer the kernel itself, which callers keep for a whole kernel (or longer).
+void choose_target_once() {
+  static const bool chosen = [] {
+    if (!hwy::GetChosenTarget().IsInitialized()) hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    return true;
+  }();
+  (void)chosen;
+}
+
 UnaryRunF32 unary_run_f32(UnaryOp op) {
+  choose_target_once();
   switch (op) {
     case UnaryOp::Exp: return HWY_DYNAMIC_DISPATCH(ExpRun);
     case UnaryOp::Sigmoid: return HWY_DYNAMIC_DISPATCH(SigmoidRun);
