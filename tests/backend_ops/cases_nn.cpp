@@ -227,40 +227,32 @@ void pooling(std::vector<Case>& out) {
 }
 
 void normalization(std::vector<Case>& out) {
-  // training: running stats are updated in place, so they are cloned (they are outputs too)
-  add(out, "batch_norm", "training", {in({4, 3, 5}), nograd({3}), nograd({3}, Gen::Positive), in({3}), in({3})},
-      [](const Tensors& x) {
-        Tensor rm = x[1].clone(), rv = x[2].clone();
-        Tensor y = F::batch_norm(x[0], rm, rv, x[3], x[4], true, 0.1);
-        return Tensors{y, rm, rv};
-      });
-  add(out, "batch_norm", "eval", {in({2, 3, 4, 4}), nograd({3}), nograd({3}, Gen::Positive), in({3}), in({3})},
-      [](const Tensors& x) { return one(F::batch_norm(x[0], x[1], x[2], x[3], x[4], false)); });
-  add(out, "batch_norm", "no_affine", {in({6, 2})},
-      [](const Tensors& x) { return one(F::batch_norm(x[0], {}, {}, {}, {}, true)); });
-  add(out, "batch_norm", "training_4d", {in({3, 4, 5, 6}), nograd({4}), nograd({4}, Gen::Positive), in({4}), in({4})},
-      [](const Tensors& x) {
-        Tensor rm = x[1].clone(), rv = x[2].clone();
-        Tensor y = F::batch_norm(x[0], rm, rv, x[3], x[4], true, 0.1);
-        return Tensors{y, rm, rv};
-      });
-  // 18000 values per channel: the Vulkan sums take several workgroups per channel and a combining pass
-  add(out, "batch_norm", "long_channel", {in({2, 2, 9000}), in({2}), in({2})},
-      [](const Tensors& x) { return one(F::batch_norm(x[0], {}, {}, x[1], x[2], true)); });
-  // BN fused with SiLU: training (the fused kernels: SiLU in the apply pass, silu' folded into the backward's
-  // sums), eval (composed), without affine parameters, and a long channel (split sums, SILU variant)
-  add(out, "batch_norm_silu", "training", {in({3, 4, 5, 6}), nograd({4}), nograd({4}, Gen::Positive), in({4}), in({4})},
-      [](const Tensors& x) {
-        Tensor rm = x[1].clone(), rv = x[2].clone();
-        Tensor y = F::batch_norm_silu(x[0], rm, rv, x[3], x[4], true, 0.1);
-        return Tensors{y, rm, rv};
-      });
-  add(out, "batch_norm_silu", "eval", {in({2, 3, 4, 4}), nograd({3}), nograd({3}, Gen::Positive), in({3}), in({3})},
-      [](const Tensors& x) { return one(F::batch_norm_silu(x[0], x[1], x[2], x[3], x[4], false)); });
-  add(out, "batch_norm_silu", "no_affine", {in({6, 2})},
-      [](const Tensors& x) { return one(F::batch_norm_silu(x[0], {}, {}, {}, {}, true)); });
-  add(out, "batch_norm_silu", "long_channel", {in({2, 2, 9000}), in({2}), in({2})},
-      [](const Tensors& x) { return one(F::batch_norm_silu(x[0], {}, {}, x[1], x[2], true)); });
+  // batch_norm and batch_norm_silu (BN fused with SiLU: in training the fused kernels apply SiLU in the apply
+  // pass and fold silu' into the backward's sums) take the same cases.
+  using BatchNormFn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool,
+                                 std::optional<double>, double, const Tensor&);
+  for (const auto& [name, bn] : {std::pair<const char*, BatchNormFn>{"batch_norm", &F::batch_norm},
+                                 std::pair<const char*, BatchNormFn>{"batch_norm_silu", &F::batch_norm_silu}}) {
+    // training: running stats are updated in place, so they are cloned (they are outputs too)
+    const auto training = [&, bn = bn](const std::string& variant, Shape shape) {
+      const int64_t C = shape[1];
+      add(out, name, variant, {in(std::move(shape)), nograd({C}), nograd({C}, Gen::Positive), in({C}), in({C})},
+          [bn](const Tensors& x) {
+            Tensor rm = x[1].clone(), rv = x[2].clone();
+            Tensor y = bn(x[0], rm, rv, x[3], x[4], true, 0.1, 1e-5, {});
+            return Tensors{y, rm, rv};
+          });
+    };
+    training("training", {4, 3, 5});
+    training("training_4d", {3, 4, 5, 6});
+    add(out, name, "eval", {in({2, 3, 4, 4}), nograd({3}), nograd({3}, Gen::Positive), in({3}), in({3})},
+        [bn = bn](const Tensors& x) { return one(bn(x[0], x[1], x[2], x[3], x[4], false, 0.1, 1e-5, {})); });
+    add(out, name, "no_affine", {in({6, 2})},
+        [bn = bn](const Tensors& x) { return one(bn(x[0], {}, {}, {}, {}, true, 0.1, 1e-5, {})); });
+    // 18000 values per channel: the Vulkan sums take several workgroups per channel and a combining pass
+    add(out, name, "long_channel", {in({2, 2, 9000}), in({2}), in({2})},
+        [bn = bn](const Tensors& x) { return one(bn(x[0], {}, {}, x[1], x[2], true, 0.1, 1e-5, {})); });
+  }
   add(out, "layer_norm", "", {in({2, 3, 8}), in({8}), in({8})},
       [](const Tensors& x) { return one(F::layer_norm(x[0], {8}, x[1], x[2])); });
   add(out, "layer_norm", "two_dims_no_affine", {in({3, 4, 5})}, [](const Tensors& x) { return one(F::layer_norm(x[0], {4, 5})); });

@@ -93,24 +93,37 @@ def raises_like(m, fa, ft):
         fa()
 
 
+def bn_silu(m):
+    """adept's fused batch_norm_silu, or its definition in torch: silu(batch_norm(...))."""
+    if m is torch:
+        return lambda *a, **k: TF.silu(TF.batch_norm(*a, **k))
+    return m.nn.functional.batch_norm_silu
+
+
 # ------------------------------------------------------------------------------ batch norm
 
-@pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5), (2, 3, 4, 5), (2, 3, 2, 2, 3)])
+@pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5), (2, 3, 4, 5), (2, 3, 2, 2, 3), (3, 2, 7000)])  # last: split sums
 @pytest.mark.parametrize("affine", [True, False])
 @pytest.mark.parametrize("layout", ["c", "t"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_batch_norm_training(m, device, shape, affine, layout, dtype):
+@pytest.mark.parametrize("silu", [False, True])
+def test_batch_norm_training(m, device, shape, affine, layout, dtype, silu):
+    """batch_norm, and the fused batch_norm_silu against torch's silu(batch_norm(...)), in training."""
     mk = Maker(m, 1, device)
     C = shape[1]
     x = mk.randn(shape, dtype, scale=2.0, shift=3.0, grad=True, layout=layout)
-    w = mk.uniform((C,), 0.5, 1.5, dtype, grad=True) if affine else (None, None)
-    b = mk.randn((C,), dtype, grad=True) if affine else (None, None)
+    # with SiLU, weights of both signs and large shifts reach its saturated ends and its minimum
+    w = mk.uniform((C,), -4 if silu else 0.5, 4 if silu else 1.5, dtype, grad=True) if affine else (None, None)
+    b = mk.randn((C,), dtype, scale=3.0 if silu else 1.0, grad=True) if affine else (None, None)
     rm = mk.randn((C,), dtype)
     rv = mk.uniform((C,), 0.5, 2, dtype)
-    check(mk, lambda: fn_of(m).batch_norm(x[0], rm[0], rv[0], w[0], b[0], True, 0.2, 1e-3),
-          lambda: TF.batch_norm(x[1], rm[1], rv[1], w[1], b[1], True, 0.2, 1e-3), dtype)
+    fa, ft = (bn_silu(m), bn_silu(torch)) if silu else (fn_of(m).batch_norm, TF.batch_norm)
+    ya, _ = check(mk, lambda: fa(x[0], rm[0], rv[0], w[0], b[0], True, 0.2, 1e-3),
+                  lambda: ft(x[1], rm[1], rv[1], w[1], b[1], True, 0.2, 1e-3), dtype)
     assert_close(rm[0], rm[1], dtype, what="running_mean")
     assert_close(rv[0], rv[1], dtype, what="running_var")
+    if silu and m is not torch:  # the fused node, not silu of a batch norm
+        assert ya.grad_fn.name() == "BatchNormSiluBackward0"
 
 
 @pytest.mark.parametrize("shape", [(16, 2, 9), (3, 2, 7000)])  # the second: a long channel (split sums)
@@ -154,13 +167,15 @@ def test_batch_norm_without_running_stats_and_module_style_cumulative_average(m,
 
 
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm_empty_batch(m, device, training):
+@pytest.mark.parametrize("silu", [False, True])
+def test_batch_norm_empty_batch(m, device, training, silu):
+    """batch_norm and the fused batch_norm_silu on an empty batch: empty output, running stats unchanged."""
     mk = Maker(m, 4, device)
     x = mk.randn((0, 3, 2), grad=True)
     w, b = mk.randn((3,), grad=True), mk.randn((3,), grad=True)
     rm, rv = mk.randn((3,)), mk.uniform((3,), 0.5, 2)
-    check(mk, lambda: fn_of(m).batch_norm(x[0], rm[0], rv[0], w[0], b[0], training),
-          lambda: TF.batch_norm(x[1], rm[1], rv[1], w[1], b[1], training))
+    fa, ft = (bn_silu(m), bn_silu(torch)) if silu else (fn_of(m).batch_norm, TF.batch_norm)
+    check(mk, lambda: fa(x[0], rm[0], rv[0], w[0], b[0], training), lambda: ft(x[1], rm[1], rv[1], w[1], b[1], training))
     assert_close(rm[0], rm[1])
 
 
@@ -183,34 +198,6 @@ def test_batch_norm_errors(m, device):
 
 
 # ------------------------------------------------------------------------------ batch norm + SiLU (fused)
-
-def bn_silu(m):
-    """adept's fused batch_norm_silu, or its definition in torch: silu(batch_norm(...))."""
-    if m is torch:
-        return lambda *a, **k: TF.silu(TF.batch_norm(*a, **k))
-    return m.nn.functional.batch_norm_silu
-
-
-@pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5), (2, 3, 4, 5), (3, 2, 7000)])  # the last: split sums
-@pytest.mark.parametrize("affine", [True, False])
-@pytest.mark.parametrize("layout", ["c", "t"])
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_batch_norm_silu_training(m, device, shape, affine, layout, dtype):
-    mk = Maker(m, 11, device)
-    C = shape[1]
-    # values of both signs and large magnitudes after the affine step: silu's saturated ends are reached
-    x = mk.randn(shape, dtype, scale=2.0, shift=3.0, grad=True, layout=layout)
-    w = mk.uniform((C,), -4, 4, dtype, grad=True) if affine else (None, None)
-    b = mk.randn((C,), dtype, scale=3.0, grad=True) if affine else (None, None)
-    rm = mk.randn((C,), dtype)
-    rv = mk.uniform((C,), 0.5, 2, dtype)
-    ya, _ = check(mk, lambda: bn_silu(m)(x[0], rm[0], rv[0], w[0], b[0], True, 0.2, 1e-3),
-                  lambda: bn_silu(torch)(x[1], rm[1], rv[1], w[1], b[1], True, 0.2, 1e-3), dtype)
-    assert_close(rm[0], rm[1], dtype, what="running_mean")
-    assert_close(rv[0], rv[1], dtype, what="running_var")
-    if m is not torch:  # the fused node, not silu of a batch norm
-        assert ya.grad_fn.name() == "BatchNormSiluBackward0"
-
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_batch_norm_silu_training_half(m, device, dtype):
@@ -249,17 +236,6 @@ def test_batch_norm_silu_eval_and_module_style(m, device):
     TF.batch_norm(x[1], rm[1], rv[1], training=True, momentum=1 / 4)
     assert_close(rm[0], rm[1])
     assert_close(rv[0], rv[1])
-
-
-@pytest.mark.parametrize("training", [True, False])
-def test_batch_norm_silu_empty_batch(m, device, training):
-    mk = Maker(m, 14, device)
-    x = mk.randn((0, 3, 2), grad=True)
-    w, b = mk.randn((3,), grad=True), mk.randn((3,), grad=True)
-    rm, rv = mk.randn((3,)), mk.uniform((3,), 0.5, 2)
-    check(mk, lambda: bn_silu(m)(x[0], rm[0], rv[0], w[0], b[0], training),
-          lambda: bn_silu(torch)(x[1], rm[1], rv[1], w[1], b[1], training))
-    assert_close(rm[0], rm[1])
 
 
 def test_batch_norm_silu_large_mean_float32(m, device):
