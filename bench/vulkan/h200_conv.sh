@@ -7,7 +7,8 @@
 # (torch_cuda_step.py). Everything lands in $OUT/h200_conv.tar.xz: combine_conv.py turns adept_conv.json and
 # torch_conv.json into results/h200_conv.json, yolo/combine_amp.py the steps into results/h200_yolo11n_amp.json.
 # With .device/base.tar.xz (a bundle of another build's adept_bench_yolo: BUNDLE_OUT=.device/base.tar.xz
-# scripts/device_bundle.sh ...) its amp step runs too, as base_amp1_b*.json: a before/after in one lease.
+# scripts/device_bundle.sh ...) its float32 and amp steps run too, as base_amp{0,1}_b*.json: a before/after in one
+# lease.
 # Run from the repository root on the lent GPU machine, carrying .gl/ and .device/bundle.tar.xz
 # (scripts/device_bundle.sh with adept_vulkan_conv_bench, adept_bench_yolo and adept_test_backend_ops).
 set -u
@@ -30,8 +31,10 @@ for b in 16 32 64; do
       --profile $p > "$OUT/adept_amp${amp}_b$b.json" 2>> "$OUT/log.txt"
   done
   if [[ -d /tmp/base ]]; then
-    LD_LIBRARY_PATH=/tmp/base/lib timeout 80 /tmp/base/bin/adept_bench_yolo train --synthetic ${b}x640 --device vulkan \
-      --warmup 3 --iters 6 --phase-sync 0 --amp 1 --profile $p > "$OUT/base_amp1_b$b.json" 2>> "$OUT/log.txt"
+    for amp in 0 1; do
+      LD_LIBRARY_PATH=/tmp/base/lib timeout 80 /tmp/base/bin/adept_bench_yolo train --synthetic ${b}x640 --device vulkan \
+        --warmup 3 --iters 6 --phase-sync 0 --amp $amp --profile $p > "$OUT/base_amp${amp}_b$b.json" 2>> "$OUT/log.txt"
+    done
   fi
   for m in off fp16 bf16; do
     timeout 60 python3 bench/yolo/torch_cuda_step.py --batch $b --warmup 3 --iters 6 --phase-sync 0 --amp $m \
