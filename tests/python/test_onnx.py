@@ -1,0 +1,145 @@
+"""adept.onnx.load on models exported by PyTorch (Debian's torch 1.13, torch.onnx.export at opsets <= 17):
+outputs equal to torch's, gradients reaching the imported parameters, state_dict keys of the exporter,
+and the errors (every unsupported op at once, malformed bytes, wrong inputs)."""
+import io
+
+import numpy as np
+import pytest
+import torch
+
+import adept
+
+
+def export(model, args, opset=17, **kw):
+    f = io.BytesIO()
+    torch.onnx.export(model, args, f, opset_version=opset, **kw)
+    return f.getvalue()
+
+
+def to_adept(t, device="cpu"):
+    return adept.from_numpy(t.detach().numpy().copy()).to(device)
+
+
+class SmallCNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8 * 4 * 4, 5)
+
+    def forward(self, x):
+        x = torch.nn.functional.max_pool2d(torch.relu(self.conv(x)), 2)
+        return self.fc(x.flatten(1))
+
+
+class MobileBlock(torch.nn.Module):
+    """Depthwise + pointwise convs with BatchNorm and hardswish, a nearest upsample, a concat, a global pool
+    and two outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = torch.nn.Conv2d(4, 4, 3, stride=2, padding=1, groups=4, bias=False)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.pw = torch.nn.Conv2d(4, 6, 1)
+        self.up = torch.nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x):
+        y = torch.nn.functional.hardswish(self.bn(self.dw(x)))
+        z = torch.cat([self.up(self.pw(y)), x], dim=1)
+        return z, torch.nn.functional.adaptive_avg_pool2d(z, 1).flatten(1).softmax(-1)
+
+
+def test_small_cnn_outputs_and_gradients_match_torch(device):
+    torch.manual_seed(0)
+    net = SmallCNN()
+    x = torch.randn(2, 3, 8, 8)
+    model = adept.onnx.load(export(net, (x,), input_names=["x"], output_names=["y"], do_constant_folding=False))
+    assert isinstance(model, adept.nn.Module)
+    assert model.input_names == ["x"] and model.output_names == ["y"] and model.opset == 17
+    # The exporter's initializer names are the state_dict keys; floating-point ones are parameters.
+    assert sorted(k for k, _ in model.named_parameters()) == sorted(k for k, _ in net.named_parameters())
+    model.to(device)
+    xa = to_adept(x, device)
+    y = model(xa)
+    ref = net(x)
+    np.testing.assert_allclose(y.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-4, atol=1e-5)
+    y.sum().backward()
+    ref.sum().backward()
+    params = dict(model.named_parameters())
+    for name, p in net.named_parameters():
+        np.testing.assert_allclose(params[name].grad.cpu().numpy(), p.grad.numpy(), rtol=1e-4, atol=1e-5,
+                                   err_msg=name)
+
+
+def test_fine_tuning_step_changes_the_output(device):
+    torch.manual_seed(1)
+    model = adept.onnx.load(export(SmallCNN(), (torch.randn(4, 3, 8, 8),), do_constant_folding=False)).to(device)
+    x = adept.randn(4, 3, 8, 8).to(device)
+    opt = adept.optim.SGD(model.parameters(), lr=0.1)
+    before = model(x).square().mean()
+    opt.zero_grad()
+    before.backward()
+    opt.step()
+    after = model(x).square().mean()
+    assert after.item() < before.item()
+
+
+def test_mobile_block_two_outputs_match_torch(device):
+    torch.manual_seed(2)
+    net = MobileBlock().eval()
+    with torch.no_grad():
+        net.bn.running_mean.uniform_(-1, 1)
+        net.bn.running_var.uniform_(0.5, 2)
+    x = torch.randn(2, 4, 8, 8)
+    model = adept.onnx.load(export(net, (x,), opset=14)).to(device)
+    z, p = model(to_adept(x, device))
+    rz, rp = net(x)
+    np.testing.assert_allclose(z.detach().cpu().numpy(), rz.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(p.detach().cpu().numpy(), rp.detach().numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_state_dict_round_trip():
+    torch.manual_seed(3)
+    data = export(SmallCNN(), (torch.randn(1, 3, 8, 8),), do_constant_folding=False)
+    a, b = adept.onnx.load(data), adept.onnx.load(data)
+    with adept.no_grad():
+        for p in b.parameters():
+            p.zero_()
+    b.load_state_dict(a.state_dict())
+    x = adept.randn(1, 3, 8, 8)
+    np.testing.assert_array_equal(a(x).detach().numpy(), b(x).detach().numpy())
+
+
+def test_two_unsupported_ops_raise_one_error_naming_both():
+    class Bad(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, 0) + torch.det(x)
+
+    with pytest.raises(adept.onnx.UnsupportedError) as e:
+        adept.onnx.load(export(Bad(), (torch.randn(3, 3),)))
+    assert isinstance(e.value, NotImplementedError)
+    msg = str(e.value)
+    assert "CumSum" in msg and "Det" in msg and "opset 17" in msg
+    assert sorted(item[0] for item in e.value.items) == ["CumSum", "Det"]
+
+
+def test_malformed_bytes_and_files_raise_io_errors(tmp_path):
+    data = export(SmallCNN(), (torch.randn(1, 3, 8, 8),))
+    with pytest.raises(OSError, match="not an ONNX model"):
+        adept.onnx.load(data[: len(data) // 2])
+    with pytest.raises(OSError, match="not an ONNX model"):
+        adept.onnx.load(b"\xff" * 64)
+    missing = tmp_path / "missing.onnx"
+    with pytest.raises(OSError, match="missing.onnx"):
+        adept.onnx.load(missing)
+    with pytest.raises(TypeError):
+        adept.onnx.load(3)
+
+
+def test_wrong_inputs_name_the_graph_input():
+    model = adept.onnx.load(export(SmallCNN(), (torch.randn(2, 3, 8, 8),), input_names=["image"]))
+    with pytest.raises(ValueError, match="takes 1 input"):
+        model(adept.randn(2, 3, 8, 8), adept.randn(2, 3, 8, 8))
+    with pytest.raises(TypeError, match="'image' must be float32, got int64"):
+        model(adept.zeros(2, 3, 8, 8, dtype=adept.int64))
+    with pytest.raises(adept.ShapeError, match="'image' must have rank 4"):
+        model(adept.randn(3, 8, 8))
