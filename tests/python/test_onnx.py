@@ -143,3 +143,38 @@ def test_wrong_inputs_name_the_graph_input():
         model(adept.zeros(2, 3, 8, 8, dtype=adept.int64))
     with pytest.raises(adept.ShapeError, match="'image' must have rank 4"):
         model(adept.randn(3, 8, 8))
+
+
+class TinyUNet(torch.nn.Module):
+    """Encoder / decoder with a transposed convolution, a bilinear resize, a skip concat and a residual add."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.down = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.up = torch.nn.ConvTranspose2d(16, 8, 2, stride=2)
+        self.head = torch.nn.Conv2d(16, 2, 1)
+
+    def forward(self, x):
+        e = torch.relu(self.enc(x))
+        d = torch.relu(self.down(e))
+        u = torch.cat([self.up(d), e], dim=1)
+        y = self.head(u)
+        return torch.nn.functional.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False) + 1
+
+
+@pytest.mark.parametrize("opset", [11, 13, 17])
+def test_unet_with_conv_transpose_and_bilinear_resize_matches_torch(device, opset):
+    torch.manual_seed(4)
+    net = TinyUNet()
+    x = torch.randn(1, 3, 12, 10)
+    model = adept.onnx.load(export(net, (x,), opset=opset, do_constant_folding=False)).to(device)
+    y = model(to_adept(x, device))
+    ref = net(x)
+    np.testing.assert_allclose(y.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-4, atol=1e-5)
+    y.square().sum().backward()
+    ref.square().sum().backward()
+    params = dict(model.named_parameters())
+    for name, p in net.named_parameters():
+        np.testing.assert_allclose(params[name].grad.cpu().numpy(), p.grad.numpy(), rtol=1e-3, atol=1e-4,
+                                   err_msg=name)
