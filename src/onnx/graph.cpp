@@ -137,6 +137,8 @@ class GraphBuilder {
   }
 
   void bind_nodes(const ::onnx::GraphProto& graph) {
+    for (const auto& in : g_->input_names) sources_.insert(in);
+    for (const auto& t : graph.initializer()) sources_.insert(t.name());
     for (const auto& n : graph.node()) {
       GraphNode node;
       node.proto = &n;
@@ -158,6 +160,8 @@ class GraphBuilder {
           node.outputs.push_back(-1);
           continue;
         }
+        ADEPT_CHECK(!sources_.count(name), IOError, "{}: {} overwrites the graph input or initializer '{}'", what_,
+                    node.label, name);
         int id = value(name);
         ADEPT_CHECK(!produced_.count(id), IOError, "{}: value '{}' is produced twice ({})", what_, name, node.label);
         produced_.insert(id);
@@ -272,6 +276,7 @@ class GraphBuilder {
   std::shared_ptr<Graph> g_;
   std::map<std::string, int> ids_;
   std::set<int> produced_;
+  std::set<std::string> sources_;  // graph inputs and initializers: no node may write them
   std::map<std::string, int64_t> other_opsets_;
   std::vector<Unsupported> unsupported_;
 };

@@ -13,6 +13,8 @@ namespace {
 using Out = std::vector<Tensor>;
 
 std::vector<int64_t> kernel_of(const OpContext& c, const Tensor& weight) {
+  ADEPT_CHECK(weight.dim() >= 3, ShapeError, "{}: the weight must have rank 3 or more, got {}", c.node().op_type(),
+              weight.dim());
   Shape k(weight.sizes().begin() + 2, weight.sizes().end());
   return c.attr_ints("kernel_shape", k);
 }
@@ -88,6 +90,8 @@ Out conv_transpose_op(const OpContext& c) {
   Window w = read_window(c, in, kernel_of(c, weight));
   if (c.attr_string("auto_pad", "NOTSET") != "NOTSET") w.pad_begin = w.pad_end = std::vector<int64_t>(n, 0);
   std::vector<int64_t> output_padding = c.attr_ints("output_padding", std::vector<int64_t>(n, 0));
+  ADEPT_CHECK(output_padding.size() == n, ValueError, "ConvTranspose: output_padding has {} entries for {} axes",
+              output_padding.size(), n);
   transpose_pads(c, in, w, output_padding);
   bool one_d = n == 1;
   if (one_d) {

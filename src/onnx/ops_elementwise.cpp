@@ -100,8 +100,9 @@ Out clip_op(const OpContext& c) {
 
 // The dtype of Cast's `to`; the check below has already refused the ones Adept lacks.
 Out cast_op(const OpContext& c) {
-  Dtype to = *dtype_from_onnx(static_cast<int32_t>(c.attr_int("to", 0)));
-  return {c.input(0).to(to)};
+  std::optional<Dtype> to = dtype_from_onnx(static_cast<int32_t>(c.attr_int("to", 0)));
+  ADEPT_CHECK(to.has_value(), ValueError, "Cast: attribute 'to' is missing or names no element type");
+  return {c.input(0).to(*to)};
 }
 
 std::optional<std::string> cast_check(const ::onnx::NodeProto& node) {

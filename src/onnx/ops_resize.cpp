@@ -97,12 +97,17 @@ void interpolation_taps(double x, double scale, const ResizeAttrs& a, std::vecto
 }
 
 AxisPlan plan_axis(int64_t in, int64_t out, double scale, double roi_start, double roi_end, const ResizeAttrs& a) {
+  ADEPT_CHECK(in >= 1 && out >= 1 && std::isfinite(scale) && scale > 0, ValueError,
+              "Resize: an axis of size {} cannot become {} (scale {})", in, out, scale);
+  ADEPT_CHECK(!a.antialias || scale >= 1e-3, ValueError, "Resize: antialias at scale {} needs too many taps", scale);
   AxisPlan p;
   p.outside.assign(out, false);
   std::vector<int64_t> offsets;
   std::vector<double> weights;
   for (int64_t o = 0; o < out; ++o) {
     double x = source_coordinate(static_cast<double>(o), scale, in, out, roi_start, roi_end, a.coord);
+    ADEPT_CHECK(std::isfinite(x) && std::abs(x) < 1e15, ValueError, "Resize: source coordinate {} (roi or scale out of range)",
+                x);
     if (a.coord == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(in - 1))) p.outside[o] = true;
     if (a.mode == "nearest") {
       offsets = {nearest_index(x, a.nearest)};

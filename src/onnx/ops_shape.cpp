@@ -2,6 +2,7 @@
 // Transpose, Flatten, Squeeze, Unsqueeze, Expand, Tile, Concat, Split, Slice, Shape, Size. Shape values
 // (Reshape's shape, Slice's starts ...) are read on the host; Shape and Size return int64 CPU tensors.
 #include <algorithm>
+#include <limits>
 
 #include "adept/ops/creation.h"
 #include "adept/ops/pointwise.h"
@@ -114,6 +115,7 @@ Out split_op(const OpContext& c) {
   if (sizes.empty()) {
     int64_t parts = c.opset() >= 18 && c.has_attr("num_outputs") ? c.attr_int("num_outputs", 1)
                                                                    : static_cast<int64_t>(c.num_outputs());
+    ADEPT_CHECK(parts >= 1, ValueError, "Split: {} outputs", parts);
     int64_t dim = x.size(axis), chunk = (dim + parts - 1) / parts;
     for (int64_t i = 0; i < parts; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   }
@@ -123,7 +125,8 @@ Out split_op(const OpContext& c) {
 // Slice: per axis, start and end are clamped as the spec says (to [0, dim] for a positive step, to
 // [0, dim - 1] and [-1, dim - 1] for a negative one); a negative step reads the flipped axis.
 Tensor slice_axis(const Tensor& x, int64_t axis, int64_t start, int64_t end, int64_t step) {
-  ADEPT_CHECK(step != 0, ValueError, "Slice: a step of 0 on axis {}", axis);
+  ADEPT_CHECK(step != 0 && step != std::numeric_limits<int64_t>::min(), ValueError, "Slice: a step of {} on axis {}",
+              step, axis);
   int64_t dim = x.size(axis);
   if (start < 0) start += dim;
   if (end < 0) end += dim;

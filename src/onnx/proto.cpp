@@ -78,7 +78,8 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& wh
   int64_t numel = 1;
   for (int64_t d : shape) {
     ADEPT_CHECK(d >= 0, IOError, "{}: tensor '{}' has a negative dim ({})", what, proto.name(), d);
-    numel *= d;
+    ADEPT_CHECK(!__builtin_mul_overflow(numel, d, &numel), IOError, "{}: tensor '{}' has too many elements", what,
+                proto.name());
   }
   auto check_count = [&](int64_t count, const char* field) {
     ADEPT_CHECK(count == numel, IOError, "{}: tensor '{}' of shape [{}] needs {} values but its {} holds {}", what,
@@ -86,10 +87,17 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& wh
   };
   if (proto.has_raw_data()) {
     const std::string& raw = proto.raw_data();
-    int64_t bytes = numel * static_cast<int64_t>(element_size(*dtype));
-    ADEPT_CHECK(static_cast<int64_t>(raw.size()) == bytes, IOError,
+    int64_t bytes = 0;
+    ADEPT_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(*dtype)), &bytes) &&
+                    static_cast<int64_t>(raw.size()) == bytes,
+                IOError,
                 "{}: tensor '{}' of shape [{}] and type {} needs {} bytes of raw_data, got {}", what, proto.name(),
                 fmt::join(shape, ", "), onnx_type_name(proto.data_type()), bytes, raw.size());
+    if (*dtype == kBool) {  // any non-zero byte is true; Adept's bools hold 0 or 1
+      std::vector<uint8_t> values(raw.begin(), raw.end());
+      for (uint8_t& v : values) v = v != 0;
+      return from_blob_copy(values.data(), shape, *dtype);
+    }
     return from_blob_copy(raw.data(), shape, *dtype);
   }
   switch (*dtype) {

@@ -17,6 +17,7 @@ std::vector<Tensor> OpContext::inputs() const {
   std::vector<Tensor> out;
   for (const Tensor& t : inputs_)
     if (t.defined()) out.push_back(t);
+  ADEPT_CHECK(!out.empty(), ValueError, "{}: needs at least one input", node_.op_type());
   return out;
 }
 

@@ -42,7 +42,7 @@ class OpContext {
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i].defined(); }
   /// Input i; ValueError naming the op and the index when it is absent.
   const Tensor& input(size_t i) const;
-  /// Every given input, in order (variadic ops: Concat, Sum, Max ...).
+  /// Every given input, in order (variadic ops: Concat, Sum, Max ...); ValueError when there is none.
   std::vector<Tensor> inputs() const;
   /// The values of input i (an integer tensor of any shape) on the host, in row-major order.
   std::vector<int64_t> input_ints(size_t i) const;

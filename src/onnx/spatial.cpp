@@ -25,6 +25,9 @@ Window read_window(const OpContext& c, const Shape& in, const std::vector<int64_
   ADEPT_CHECK(w.strides.size() == n && w.dilations.size() == n && pads.size() == 2 * n && in.size() == n, ValueError,
               "{}: strides, dilations and pads must have {} / {} / {} entries for a {}-d kernel", c.node().op_type(), n,
               n, 2 * n, n);
+  for (size_t i = 0; i < n; ++i)
+    ADEPT_CHECK(w.kernel[i] >= 1 && w.strides[i] >= 1 && w.dilations[i] >= 1, ValueError,
+                "{}: kernel sizes, strides and dilations must be positive", c.node().op_type());
   w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<int64_t>(n));
   w.pad_end.assign(pads.begin() + static_cast<int64_t>(n), pads.end());
   std::string auto_pad = c.attr_string("auto_pad", "NOTSET");

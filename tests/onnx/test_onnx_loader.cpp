@@ -244,3 +244,38 @@ TEST(OnnxRegistry, SoftmaxFollowsTheModelsOpset) {
 }
 
 }  // namespace
+
+namespace {
+
+void set_ints(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t i : v) a->add_ints(i);
+}
+
+TEST(OnnxModule, MalformedNodesAreTypedErrorsNotCrashes) {
+  ModelBuilder pool;
+  pool.input("x", {1, 1, 4, 4});
+  pool.output("y");
+  auto& mp = pool.node("MaxPool", {"x"}, {"y"}, "pool");
+  set_ints(mp, "kernel_shape", {2, 2});
+  set_ints(mp, "strides", {0, 1});
+  auto m = adept::onnx::load_bytes(pool.bytes());
+  EXPECT_THROW(m->forward(adept::randn({1, 1, 4, 4})), adept::ValueError);
+
+  ModelBuilder cast;
+  cast.input("x");
+  cast.output("y");
+  cast.node("Cast", {"x"}, {"y"}, "no_to");
+  m = adept::onnx::load_bytes(cast.bytes());
+  EXPECT_THROW(m->forward(adept::randn({2, 3})), adept::ValueError);
+
+  ModelBuilder overwrite;
+  overwrite.input("x");
+  overwrite.output("x");
+  overwrite.node("Relu", {"x"}, {"x"}, "in_place");
+  EXPECT_THROW(adept::onnx::load_bytes(overwrite.bytes()), adept::IOError);
+}
+
+}  // namespace
