@@ -71,6 +71,7 @@ class GraphBuilder {
     assign_roles();
     fold_constants();
     compute_last_uses();
+    bind_state_writes();
     model.mutable_graph()->clear_initializer();  // the data lives in the tensors now
     return g_;
   }
@@ -264,6 +265,17 @@ class GraphBuilder {
     for (int v : g_->outputs) last[v] = -1;  // kept to the end
     for (int v = 0; v < g_->num_values; ++v)
       if (last[v] >= 0) g_->nodes[last[v]].last_uses.push_back(v);
+  }
+
+  void bind_state_writes() {
+    for (auto& node : g_->nodes)
+      for (auto [out, in] : node.op->state_updates) {
+        if (static_cast<size_t>(in) >= node.inputs.size() || static_cast<size_t>(out) >= node.outputs.size() ||
+            node.outputs[out] < 0)
+          continue;
+        for (size_t k = 0; k < g_->initializers.size(); ++k)
+          if (g_->initializers[k].value == node.inputs[in]) node.state_writes.emplace_back(out, k);
+      }
   }
 
   std::string name_of(int id) const {

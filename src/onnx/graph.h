@@ -19,6 +19,8 @@ struct GraphNode {
   std::vector<int> inputs;     ///< value ids, -1 for an absent optional input
   std::vector<int> outputs;    ///< value ids, -1 for an unnamed optional output
   std::vector<int> last_uses;  ///< values this node is the last reader of (dropped after it runs)
+  /// (output, initializer index) pairs: outputs written back into initializers (OpEntry::state_updates).
+  std::vector<std::pair<size_t, size_t>> state_writes;
   std::string label;           ///< "node 'name' (OpType)" for messages
 };
 

@@ -5,6 +5,7 @@
 
 #include <fmt/ranges.h>
 
+#include "adept/autograd.h"
 #include "adept/onnx.h"
 #include "onnx/graph.h"
 #include "onnx/proto.h"
@@ -101,6 +102,13 @@ std::vector<Tensor> Model::forward_all(const std::vector<Tensor>& inputs) {
     in.reserve(node.inputs.size());
     for (int v : node.inputs) in.push_back(v >= 0 ? values[v] : Tensor());
     std::vector<Tensor> out = detail::run_node(node, g.opset, std::move(in));
+    if (!node.state_writes.empty()) {
+      NoGradGuard no_grad;
+      for (auto [o, k] : node.state_writes) {
+        Tensor target = g.initializers[k].tensor;
+        target.copy_(out[o].detach());
+      }
+    }
     for (size_t i = 0; i < node.outputs.size(); ++i)
       if (node.outputs[i] >= 0) values[node.outputs[i]] = out[i];
     for (int v : node.last_uses) values[v] = Tensor();

@@ -1,6 +1,7 @@
 // ONNX normalization ops: BatchNormalization (inference with the running statistics, or training_mode with
-// the batch's, returning the updated statistics as its optional outputs), InstanceNormalization and
-// LayerNormalization (https://onnx.ai/onnx/operators/).
+// the batch's, returning the updated statistics, which the evaluator also writes into the running-stat
+// buffers as torch's BatchNorm does in training), InstanceNormalization and LayerNormalization
+// (https://onnx.ai/onnx/operators/).
 #include "adept/ops/normalization.h"
 #include "adept/ops/pointwise.h"
 #include "adept/ops/reduce.h"
@@ -71,7 +72,8 @@ Out layer_norm_op(const OpContext& c) {
 }  // namespace
 
 void register_norm_ops(OpRegistry& r) {
-  r.add("BatchNormalization", 9, {batch_norm_op, nullptr, {{3, InputRole::State}, {4, InputRole::State}}});
+  r.add("BatchNormalization", 9,
+        {batch_norm_op, nullptr, {{3, InputRole::State}, {4, InputRole::State}}, {{1, 3}, {2, 4}}});
   r.add("InstanceNormalization", 6, {instance_norm_op});
   r.add("LayerNormalization", 17, {layer_norm_op});
 }

@@ -81,6 +81,9 @@ struct OpEntry {
   OpFn fn = nullptr;
   OpCheck check = nullptr;
   std::vector<std::pair<int, InputRole>> roles;  ///< inputs that are not Data
+  /// (output, input) pairs: the output is the updated value of a State input (BatchNormalization's running
+  /// statistics in training mode); the evaluator copies it into the input when that is an initializer.
+  std::vector<std::pair<int, int>> state_updates;
   InputRole role(int input) const;
 };
 

@@ -178,3 +178,17 @@ def test_unet_with_conv_transpose_and_bilinear_resize_matches_torch(device, opse
     for name, p in net.named_parameters():
         np.testing.assert_allclose(params[name].grad.cpu().numpy(), p.grad.numpy(), rtol=1e-3, atol=1e-4,
                                    err_msg=name)
+
+
+def test_batchnorm_exported_in_training_mode_normalizes_by_batch_and_updates_running_mean():
+    torch.manual_seed(5)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.SiLU())
+    x = torch.randn(2, 3, 6, 6)
+    data = export(net, (x,), opset=15, training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+    model = adept.onnx.load(data)
+    assert "1.running_mean" in dict(model.named_buffers())
+    y = model(to_adept(x))
+    ref = net.train()(x)  # torch's training step: batch statistics, running stats updated
+    np.testing.assert_allclose(y.detach().numpy(), ref.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dict(model.named_buffers())["1.running_mean"].numpy(), net[1].running_mean.numpy(),
+                               rtol=1e-5, atol=1e-6)
