@@ -1,6 +1,7 @@
-// ONNX reductions (https://onnx.ai/onnx/operators/): ReduceSum / Mean / Max / Min / Prod / L1 / L2 /
-// LogSum / LogSumExp / SumSquare with axes as an attribute or (ReduceSum from opset 13, the others from
-// 18) an optional input, keepdims, noop_with_empty_axes; ArgMax / ArgMin with select_last_index.
+// ONNX reductions and scans (https://onnx.ai/onnx/operators/): ReduceSum / Mean / Max / Min / Prod / L1 /
+// L2 / LogSum / LogSumExp / SumSquare with axes as an attribute or (ReduceSum from opset 13, the others
+// from 18) an optional input, keepdims, noop_with_empty_axes; ArgMax / ArgMin with select_last_index;
+// CumSum with exclusive and reverse.
 #include <algorithm>
 
 #include "adept/ops/pointwise.h"
@@ -67,6 +68,20 @@ Out arg_op(const OpContext& c) {
   return {rsub(i, x.size(axis) - 1)};
 }
 
+// CumSum: running sums along the axis given as input 1; reverse sums from the end, exclusive leaves the
+// element itself out.
+Out cumsum_op(const OpContext& c) {
+  const Tensor& x = c.input(0);
+  std::vector<int64_t> axis = c.input_ints(1);
+  ADEPT_CHECK(axis.size() == 1, ValueError, "CumSum: axis must hold one value, got {}", axis.size());
+  int64_t dim = c.axis(axis[0], x.dim());
+  bool reverse = c.attr_int("reverse", 0) != 0;
+  Tensor in = reverse ? flip(x, {dim}) : x;
+  Tensor y = cumsum(in, dim, x.dtype());
+  if (c.attr_int("exclusive", 0) != 0) y = sub(y, in);
+  return {reverse ? flip(y, {dim}) : y};
+}
+
 }  // namespace
 
 void register_reduce_ops(OpRegistry& r) {
@@ -83,6 +98,7 @@ void register_reduce_ops(OpRegistry& r) {
   r.add("ReduceSumSquare", 1, {reduce_op<sum_square_r, 18>, nullptr, axes_input});
   r.add("ArgMax", 1, {arg_op<true>});
   r.add("ArgMin", 1, {arg_op<false>});
+  r.add("CumSum", 11, {cumsum_op, nullptr, axes_input});
 }
 
 }  // namespace adept::onnx::detail

@@ -1,5 +1,6 @@
 // ONNX ops that rearrange or describe a tensor's shape (https://onnx.ai/onnx/operators/): Reshape,
-// Transpose, Flatten, Squeeze, Unsqueeze, Expand, Tile, Concat, Split, Slice, Shape, Size. Shape values
+// Transpose, Flatten, Squeeze, Unsqueeze, Expand, Tile, DepthToSpace, SpaceToDepth, Concat, Split, Slice,
+// Shape, Size. Shape values
 // (Reshape's shape, Slice's starts ...) are read on the host; Shape and Size return int64 CPU tensors.
 #include <algorithm>
 #include <limits>
@@ -179,6 +180,31 @@ Out shape_op(const OpContext& c) {
   return {int64_vector(dims)};
 }
 
+// DepthToSpace: (N, C, H, W) -> (N, C / b^2, H b, W b); mode DCR reads the channel as (b, b, C / b^2),
+// CRD as (C / b^2, b, b).
+Out depth_to_space_op(const OpContext& c) {
+  const Tensor& x = c.input(0);
+  ADEPT_CHECK(x.dim() == 4, ShapeError, "DepthToSpace: the input must be 4-d, got rank {}", x.dim());
+  int64_t b = c.attr_int("blocksize", 0), n = x.size(0), ch = x.size(1), h = x.size(2), w = x.size(3);
+  ADEPT_CHECK(b >= 1 && ch % (b * b) == 0, ValueError, "DepthToSpace: {} channels do not split into blocks of {}^2",
+              ch, b);
+  bool dcr = c.attr_string("mode", "DCR") == "DCR";
+  Tensor t = dcr ? permute(reshape(x, {n, b, b, ch / (b * b), h, w}), {0, 3, 4, 1, 5, 2})
+                 : permute(reshape(x, {n, ch / (b * b), b, b, h, w}), {0, 1, 4, 2, 5, 3});
+  return {reshape(t, {n, ch / (b * b), h * b, w * b})};
+}
+
+// SpaceToDepth: (N, C, H, W) -> (N, C b^2, H / b, W / b), the inverse of DepthToSpace in DCR mode.
+Out space_to_depth_op(const OpContext& c) {
+  const Tensor& x = c.input(0);
+  ADEPT_CHECK(x.dim() == 4, ShapeError, "SpaceToDepth: the input must be 4-d, got rank {}", x.dim());
+  int64_t b = c.attr_int("blocksize", 0), n = x.size(0), ch = x.size(1), h = x.size(2), w = x.size(3);
+  ADEPT_CHECK(b >= 1 && h % b == 0 && w % b == 0, ValueError, "SpaceToDepth: {}x{} does not split into blocks of {}",
+              h, w, b);
+  Tensor t = permute(reshape(x, {n, ch, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
+  return {reshape(t, {n, ch * b * b, h / b, w / b})};
+}
+
 Out size_op(const OpContext& c) { return {scalar_tensor(c.input(0).numel(), TensorOptions(kInt64))}; }
 
 }  // namespace
@@ -192,6 +218,8 @@ void register_shape_ops(OpRegistry& r) {
   r.add("Unsqueeze", 1, {unsqueeze_op, nullptr, config1});
   r.add("Expand", 8, {expand_op, nullptr, config1});
   r.add("Tile", 6, {tile_op, nullptr, config1});
+  r.add("DepthToSpace", 1, {depth_to_space_op});
+  r.add("SpaceToDepth", 1, {space_to_depth_op});
   r.add("Concat", 4, {concat_op});
   r.add("Split", 2, {split_op, nullptr, config1});
   r.add("Slice", 1,

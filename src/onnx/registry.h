@@ -110,12 +110,12 @@ void register_activation_ops(OpRegistry& r);   // Relu, LeakyRelu, HardSigmoid, 
 void register_conv_ops(OpRegistry& r);         // Conv, ConvTranspose
 void register_pool_ops(OpRegistry& r);         // MaxPool, AveragePool, global pools
 void register_norm_ops(OpRegistry& r);         // BatchNormalization, InstanceNormalization, LayerNormalization
-void register_shape_ops(OpRegistry& r);        // Reshape, Transpose, Concat, Split, Slice, Squeeze ...
+void register_shape_ops(OpRegistry& r);        // Reshape, Transpose, Concat, Split, Slice, Shape, Size ...
 void register_index_ops(OpRegistry& r);        // Gather, GatherElements, GatherND, ScatterElements, TopK
-void register_reduce_ops(OpRegistry& r);       // Reduce*, ArgMax, ArgMin
+void register_reduce_ops(OpRegistry& r);       // Reduce*, ArgMax, ArgMin, CumSum
 void register_linalg_ops(OpRegistry& r);       // Gemm, MatMul
 void register_softmax_ops(OpRegistry& r);      // Softmax, LogSoftmax, Hardmax
-void register_creation_ops(OpRegistry& r);     // Constant, ConstantOfShape, Range, Shape, Size
+void register_creation_ops(OpRegistry& r);     // Constant, ConstantOfShape, Range
 void register_resize_ops(OpRegistry& r);       // Resize, Upsample
 void register_pad_ops(OpRegistry& r);          // Pad
 void register_misc_ops(OpRegistry& r);         // Identity, Dropout

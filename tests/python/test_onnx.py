@@ -112,14 +112,15 @@ def test_state_dict_round_trip():
 def test_two_unsupported_ops_raise_one_error_naming_both():
     class Bad(torch.nn.Module):
         def forward(self, x):
-            return torch.cumsum(x, 0) + torch.det(x)
+            grid = torch.zeros(1, 2, 2, 2)
+            return torch.nn.functional.grid_sample(x, grid, align_corners=False) + torch.det(x[0, 0, :3, :3])
 
     with pytest.raises(adept.onnx.UnsupportedError) as e:
-        adept.onnx.load(export(Bad(), (torch.randn(3, 3),)))
+        adept.onnx.load(export(Bad(), (torch.randn(1, 1, 4, 4),)))
     assert isinstance(e.value, NotImplementedError)
     msg = str(e.value)
-    assert "CumSum" in msg and "Det" in msg and "opset 17" in msg
-    assert sorted(item[0] for item in e.value.items) == ["CumSum", "Det"]
+    assert "GridSample" in msg and "Det" in msg and "opset 17" in msg
+    assert sorted(item[0] for item in e.value.items) == ["Det", "GridSample"]
 
 
 def test_malformed_bytes_and_files_raise_io_errors(tmp_path):
@@ -192,3 +193,18 @@ def test_batchnorm_exported_in_training_mode_normalizes_by_batch_and_updates_run
     np.testing.assert_allclose(y.detach().numpy(), ref.detach().numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(dict(model.named_buffers())["1.running_mean"].numpy(), net[1].running_mean.numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+class Rearrange(torch.nn.Module):
+    """PixelShuffle (DepthToSpace, CRD) and cumsum (CumSum) as exported by torch."""
+
+    def forward(self, x):
+        return torch.nn.functional.pixel_shuffle(x, 2), torch.cumsum(x, 1), torch.cumsum(x.flip(3), 3).flip(3)
+
+
+def test_depth_to_space_and_cumsum_match_torch(device):
+    torch.manual_seed(6)
+    x = torch.randn(1, 8, 3, 5)
+    model = adept.onnx.load(export(Rearrange(), (x,))).to(device)
+    for got, want in zip(model(to_adept(x, device)), Rearrange()(x)):
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
