@@ -282,14 +282,12 @@ TEST(OnnxModule, MalformedNodesAreTypedErrorsNotCrashes) {
 
 namespace {
 
-void set_attr(onnx::NodeProto& n, const std::string& name, int64_t v) { set_int(n, name, v); }
-
 TEST(OnnxOps, SpaceToDepthThenDepthToSpaceDcrIsTheIdentity) {
   ModelBuilder b;
   b.input("x", {2, 3, 4, 6});
   b.output("y");
-  set_attr(b.node("SpaceToDepth", {"x"}, {"s"}), "blocksize", 2);
-  set_attr(b.node("DepthToSpace", {"s"}, {"y"}), "blocksize", 2);
+  set_int(b.node("SpaceToDepth", {"x"}, {"s"}), "blocksize", 2);
+  set_int(b.node("DepthToSpace", {"s"}, {"y"}), "blocksize", 2);
   Tensor x = adept::randn({2, 3, 4, 6});
   EXPECT_TRUE(adept::equal(adept::onnx::load_bytes(b.bytes())->forward(x), x));
 }
@@ -300,8 +298,8 @@ TEST(OnnxOps, CumSumExclusiveReverse) {
   b.output("y");
   b.ints("axis", {0});
   auto& n = b.node("CumSum", {"x", "axis"}, {"y"});
-  set_attr(n, "exclusive", 1);
-  set_attr(n, "reverse", 1);
+  set_int(n, "exclusive", 1);
+  set_int(n, "reverse", 1);
   Tensor y = adept::onnx::load_bytes(b.bytes())->forward(adept::tensor(std::vector<float>{1, 2, 3, 4}));
   EXPECT_TRUE(adept::equal(y, adept::tensor(std::vector<float>{9, 7, 4, 0})));
 }
