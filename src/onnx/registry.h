@@ -113,7 +113,7 @@ void register_norm_ops(OpRegistry& r);         // BatchNormalization, InstanceNo
 void register_shape_ops(OpRegistry& r);        // Reshape, Transpose, Concat, Split, Slice, Shape, Size ...
 void register_index_ops(OpRegistry& r);        // Gather, GatherElements, GatherND, ScatterElements, TopK
 void register_reduce_ops(OpRegistry& r);       // Reduce*, ArgMax, ArgMin, CumSum
-void register_linalg_ops(OpRegistry& r);       // Gemm, MatMul
+void register_linalg_ops(OpRegistry& r);       // Gemm, MatMul, MatMulInteger, Einsum
 void register_softmax_ops(OpRegistry& r);      // Softmax, LogSoftmax, Hardmax
 void register_creation_ops(OpRegistry& r);     // Constant, ConstantOfShape, Range
 void register_resize_ops(OpRegistry& r);       // Resize, Upsample

@@ -208,3 +208,63 @@ def test_depth_to_space_and_cumsum_match_torch(device):
     model = adept.onnx.load(export(Rearrange(), (x,))).to(device)
     for got, want in zip(model(to_adept(x, device)), Rearrange()(x)):
         np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_yolo11n_mirror_exported_in_training_mode_matches_torch_and_fine_tunes():
+    """The PyTorch mirror of YOLO11n (tests/python/yolo_mirror.py: C2PSA attention exports as Einsum),
+    exported in training mode so BatchNorm stays trainable: the three raw head maps equal torch's, and SGD
+    steps on Adept's detection loss lower it. (The loss of a fresh model on one batch is noisy as the assigner
+    changes its picks, for Adept's own YOLO11 too, so only the first steps are compared.)"""
+    from yolo_mirror import Yolo11 as TorchYolo11
+
+    torch.manual_seed(7)
+    net = TorchYolo11("n", 4).train()
+    x = torch.rand(2, 3, 64, 64)
+    model = adept.onnx.load(export(net, (x,), training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False))
+    maps = model(to_adept(x))
+    assert len(maps) == 3
+    for got, want in zip(maps, net(x)):
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-3, atol=1e-3)
+    targets = adept.tensor([[0, 1, 0.5, 0.5, 0.4, 0.3], [1, 3, 0.3, 0.6, 0.2, 0.5]])
+    crit = adept.models.DetectionLoss(4)
+    opt = adept.optim.SGD(model.parameters(), lr=0.01)
+    losses = []
+    for _ in range(3):
+        loss, _ = crit(list(model(to_adept(x))), targets)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert max(losses[1:]) < losses[0], losses
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("bhdn,bhdm->bhnm", [(2, 2, 3, 4), (2, 2, 3, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("ii->i", None),
+    ("bij->bji", [(2, 3, 4)]),
+    ("i,i->", [(4,), (4,)]),
+    ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 5)]),
+])
+def test_einsum_matches_torch(equation, shapes):
+    if shapes is None:  # a diagonal: refused with a clear error at run time
+        class Diag(torch.nn.Module):
+            def forward(self, x):
+                return torch.einsum(equation, x)
+
+        model = adept.onnx.load(export(Diag(), (torch.randn(3, 3),)))
+        with pytest.raises(NotImplementedError, match="diagonal"):
+            model(adept.randn(3, 3))
+        return
+
+    class E(torch.nn.Module):
+        def forward(self, *xs):
+            return torch.einsum(equation, *xs)
+
+    torch.manual_seed(8)
+    xs = [torch.randn(*s) for s in shapes]
+    model = adept.onnx.load(export(E(), tuple(xs)))
+    got = model(*[to_adept(x) for x in xs])
+    np.testing.assert_allclose(got.numpy(), E()(*xs).numpy(), rtol=1e-5, atol=1e-5)
