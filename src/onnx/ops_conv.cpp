@@ -46,6 +46,8 @@ Tensor centered(const OpContext& c, size_t input, size_t zero_point, int64_t cha
   if (!c.has_input(zero_point)) return v;
   Tensor zp = c.input(zero_point).to(kFloat64);
   if (zp.numel() > 1) {
+    ADEPT_CHECK(v.dim() > channel_axis, ShapeError, "{}: a per-channel zero point needs an input of rank > {}",
+                c.node().op_type(), channel_axis);
     Shape s(v.dim(), 1);
     s[channel_axis] = -1;
     zp = zp.reshape(s);

@@ -38,6 +38,8 @@ Out gather_elements_op(const OpContext& c) {
 Out gather_nd_op(const OpContext& c) {
   const Tensor &x = c.input(0), &idx = c.input(1);
   ADEPT_CHECK(c.attr_int("batch_dims", 0) == 0, NotImplementedForDevice, "GatherND: batch_dims > 0 is not supported");
+  ADEPT_CHECK(idx.dim() >= 1 && idx.size(-1) <= x.dim(), ShapeError,
+              "GatherND: indices of shape (..., k) need rank >= 1 and k <= the data's rank {}", x.dim());
   int64_t k = idx.size(-1);
   std::vector<Tensor> per_axis;
   for (int64_t i = 0; i < k; ++i) per_axis.push_back(wrap_indices(idx.select(-1, i), x.size(i)));

@@ -23,6 +23,7 @@ Tensor per_channel(const Tensor& t, int64_t rank) {
 
 Out batch_norm_op(const OpContext& c) {
   const Tensor& x = c.input(0);
+  ADEPT_CHECK(x.dim() >= 2, ShapeError, "BatchNormalization: the input must be (N, C, ...), got rank {}", x.dim());
   Tensor scale = c.input(1).to(x.dtype()), bias = c.input(2).to(x.dtype());
   Tensor mean = c.input(3), var = c.input(4);
   double eps = c.attr_float("epsilon", 1e-5f);
@@ -45,6 +46,8 @@ Out batch_norm_op(const OpContext& c) {
 
 Out instance_norm_op(const OpContext& c) {
   const Tensor& x = c.input(0);
+  ADEPT_CHECK(x.dim() >= 3, ShapeError, "InstanceNormalization: the input must be (N, C, D1, ...), got rank {}",
+              x.dim());
   return {group_norm(x, x.size(1), c.input(1), c.input(2), c.attr_float("epsilon", 1e-5f))};
 }
 

@@ -305,3 +305,44 @@ TEST(OnnxOps, CumSumExclusiveReverse) {
 }
 
 }  // namespace
+
+namespace {
+
+// Inputs of a rank the op cannot take, found by the fuzzer (tests/onnx/fuzz) where they read out of bounds.
+TEST(OnnxOps, FuzzerFoundRanksAreShapeErrors) {
+  ModelBuilder gnd;
+  gnd.input("data", {2, 2});
+  gnd.input("indices", {});
+  gnd.output("y");
+  gnd.node("GatherND", {"data", "indices"}, {"y"});
+  auto m = adept::onnx::load_bytes(gnd.bytes());
+  EXPECT_THROW(m->forward_all({adept::randn({2, 2}), adept::zeros({})}), adept::ShapeError);
+
+  ModelBuilder bn(15);
+  bn.input("x", {4});
+  bn.output("y");
+  bn.floats("s", {1}, {1});
+  bn.floats("b", {0}, {1});
+  bn.floats("m", {0}, {1});
+  bn.floats("v", {1}, {1});
+  set_int(bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}), "training_mode", 1);
+  m = adept::onnx::load_bytes(bn.bytes());
+  EXPECT_THROW(m->forward(adept::randn({4})), adept::ShapeError);
+
+  ModelBuilder ci(10);
+  ci.input("x", {}, onnx::TensorProto::UINT8);
+  ci.input("w", {1, 1, 1, 1}, onnx::TensorProto::UINT8);
+  ci.output("y", onnx::TensorProto::INT32);
+  auto* zp = ci.g().add_initializer();
+  zp->set_name("x_zero_point");
+  zp->set_data_type(onnx::TensorProto::UINT8);
+  zp->add_dims(2);
+  zp->add_int32_data(1);
+  zp->add_int32_data(2);
+  ci.node("ConvInteger", {"x", "w", "x_zero_point"}, {"y"});
+  m = adept::onnx::load_bytes(ci.bytes());
+  EXPECT_THROW(m->forward_all({adept::zeros({}, adept::kUInt8), adept::zeros({1, 1, 1, 1}, adept::kUInt8)}),
+               adept::ShapeError);
+}
+
+}  // namespace
