@@ -1,7 +1,9 @@
 // ONNX Conv and ConvTranspose (https://onnx.ai/onnx/operators/onnx__Conv.html, onnx__ConvTranspose.html)
 // on Adept's conv2d / conv_transpose2d: 1-d inputs run as 2-d with a unit axis, asymmetric pads become an
-// explicit pad (Conv) or a crop of the unpadded result (ConvTranspose). 3-d convolutions are refused.
+// explicit pad (Conv) or a crop of the unpadded result (ConvTranspose). 3-d transposed convolutions sum 2-d
+// ones over the kernel's depth; 3-d convolutions are refused.
 #include "adept/ops/conv.h"
+#include "adept/ops/creation.h"
 #include "adept/ops/pointwise.h"
 #include "adept/ops/shape.h"
 #include "onnx/spatial.h"
@@ -83,9 +85,27 @@ void transpose_pads(const OpContext& c, const Shape& in, Window& w, std::vector<
   }
 }
 
+// The unpadded transposed convolution (no pads, no output_padding) of a (N, C, D, H, W) input: output depth
+// d sums the 2-d transposed convolutions of input depth i by kernel depth k over i * stride + k * dilation = d.
+Tensor conv_transpose3d_unpadded(const Tensor& x, const Tensor& weight, const Window& w, int64_t groups) {
+  int64_t depth = x.size(2), kernel_depth = weight.size(2);
+  std::vector<Tensor> planes(static_cast<size_t>(w.strides[0] * (depth - 1) + w.span(0)));
+  IntPair stride(w.strides[1], w.strides[2]), dilation(w.dilations[1], w.dilations[2]);
+  for (int64_t i = 0; i < depth; ++i)
+    for (int64_t k = 0; k < kernel_depth; ++k) {
+      Tensor t = conv_transpose2d(x.select(2, i), weight.select(2, k), Tensor(), stride, 0, 0, groups, dilation);
+      Tensor& plane = planes[static_cast<size_t>(i * w.strides[0] + k * w.dilations[0])];
+      plane = plane.defined() ? add(plane, t) : t;
+    }
+  for (Tensor& plane : planes)  // depths no tap reaches (a stride beyond the dilated kernel)
+    if (!plane.defined()) plane = zeros_like(planes[0]);
+  return stack(planes, 2);
+}
+
 Out conv_transpose_op(const OpContext& c) {
   const Tensor& x = c.input(0);
-  check_spatial_rank(c, x);
+  ADEPT_CHECK(x.dim() >= 3 && x.dim() <= 5, NotImplementedForDevice,
+              "ConvTranspose: inputs (N, C, D1 [, D2 [, D3]]) are supported, got rank {}", x.dim());
   Shape in(x.sizes().begin() + 2, x.sizes().end());
   const Tensor& weight = c.input(1);
   size_t n = in.size();
@@ -95,39 +115,45 @@ Out conv_transpose_op(const OpContext& c) {
   ADEPT_CHECK(output_padding.size() == n, ValueError, "ConvTranspose: output_padding has {} entries for {} axes",
               output_padding.size(), n);
   transpose_pads(c, in, w, output_padding);
-  bool one_d = n == 1;
-  if (one_d) {
-    w = w.as_2d();
-    output_padding.insert(output_padding.begin(), 0);
-  }
-  Tensor x2 = to_2d(x), weight2 = to_2d(weight);
   Tensor bias = c.has_input(2) ? c.input(2) : Tensor();
   int64_t groups = c.attr_int("group", 1);
-  IntPair stride(w.strides[0], w.strides[1]), dilation(w.dilations[0], w.dilations[1]);
-  bool direct = w.symmetric();
-  for (size_t i = 0; i < 2; ++i)
-    direct = direct && w.pad_begin[i] >= 0 && output_padding[i] < std::max(w.strides[i], w.dilations[i]);
   Tensor y;
-  if (direct) {
-    y = conv_transpose2d(x2, weight2, bias, stride, IntPair(w.pad_begin[0], w.pad_begin[1]),
-                         IntPair(output_padding[0], output_padding[1]), groups, dilation);
+  if (n == 3) {
+    y = conv_transpose3d_unpadded(x, weight, w, groups);
   } else {
-    // The unpadded result's window [pad_begin, pad_begin + out), out = full + output_padding - pads, with
-    // zeros where it reaches beyond the result (output_padding, negative pads).
-    y = conv_transpose2d(x2, weight2, Tensor(), stride, 0, 0, groups, dilation);
-    for (size_t i = 0; i < 2; ++i) {
-      int64_t axis = static_cast<int64_t>(i) + 2, full = y.size(axis);
-      int64_t out = full + output_padding[i] - w.pad_begin[i] - w.pad_end[i];
-      int64_t begin = std::max<int64_t>(0, w.pad_begin[i]), end = std::min(full, w.pad_begin[i] + out);
-      y = y.narrow(axis, begin, std::max<int64_t>(0, end - begin));
-      Shape p(4, 0);  // torch's layout: last axis first
-      p[(1 - i) * 2] = std::max<int64_t>(0, -w.pad_begin[i]);
-      p[(1 - i) * 2 + 1] = std::max<int64_t>(0, w.pad_begin[i] + out - full);
-      if (p[(1 - i) * 2] || p[(1 - i) * 2 + 1]) y = pad(y, p);
+    Window w2 = n == 1 ? w.as_2d() : w;
+    std::vector<int64_t> op2 = output_padding;
+    if (n == 1) op2.insert(op2.begin(), 0);
+    IntPair stride(w2.strides[0], w2.strides[1]), dilation(w2.dilations[0], w2.dilations[1]);
+    bool direct = w2.symmetric();
+    for (size_t i = 0; i < 2; ++i)
+      direct = direct && w2.pad_begin[i] >= 0 && op2[i] < std::max(w2.strides[i], w2.dilations[i]);
+    if (direct) {
+      y = conv_transpose2d(to_2d(x), to_2d(weight), bias, stride, IntPair(w2.pad_begin[0], w2.pad_begin[1]),
+                           IntPair(op2[0], op2[1]), groups, dilation);
+      return {n == 1 ? y.squeeze(2) : y};
     }
-    if (bias.defined()) y = add(y, bias.reshape({1, -1, 1, 1}));
+    y = conv_transpose2d(to_2d(x), to_2d(weight), Tensor(), stride, 0, 0, groups, dilation);
+    if (n == 1) y = y.squeeze(2);
   }
-  return {one_d ? y.squeeze(2) : y};
+  // The unpadded result's window [pad_begin, pad_begin + out), out = full + output_padding - pads, with zeros
+  // where it reaches beyond the result (output_padding, negative pads).
+  for (size_t i = 0; i < n; ++i) {
+    int64_t axis = static_cast<int64_t>(i) + 2, full = y.size(axis);
+    int64_t out = full + output_padding[i] - w.pad_begin[i] - w.pad_end[i];
+    int64_t begin = std::max<int64_t>(0, w.pad_begin[i]), end = std::min(full, w.pad_begin[i] + out);
+    y = y.narrow(axis, begin, std::max<int64_t>(0, end - begin));
+    Shape p(2 * n, 0);  // torch's layout: last axis first
+    p[2 * (n - 1 - i)] = std::max<int64_t>(0, -w.pad_begin[i]);
+    p[2 * (n - 1 - i) + 1] = std::max<int64_t>(0, w.pad_begin[i] + out - full);
+    if (p[2 * (n - 1 - i)] || p[2 * (n - 1 - i) + 1]) y = pad(y, p);
+  }
+  if (bias.defined()) {
+    Shape s(2 + n, 1);
+    s[1] = -1;
+    y = add(y, bias.reshape(s));
+  }
+  return {y};
 }
 
 }  // namespace
