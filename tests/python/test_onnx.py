@@ -268,3 +268,60 @@ def test_einsum_matches_torch(equation, shapes):
     model = adept.onnx.load(export(E(), tuple(xs)))
     got = model(*[to_adept(x) for x in xs])
     np.testing.assert_allclose(got.numpy(), E()(*xs).numpy(), rtol=1e-5, atol=1e-5)
+
+
+class ResidualNet(torch.nn.Module):
+    """ResNet-style: stem, a basic block with a projection shortcut, global average pool, linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(8),
+                                        torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1))
+        self.body = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, 2, 1, bias=False), torch.nn.BatchNorm2d(16),
+                                        torch.nn.ReLU(), torch.nn.Conv2d(16, 16, 3, 1, 1, bias=False),
+                                        torch.nn.BatchNorm2d(16))
+        self.short = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 1, 2, bias=False), torch.nn.BatchNorm2d(16))
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = torch.relu(self.body(x) + self.short(x))
+        return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+class MiscOps(torch.nn.Module):
+    """Ops the node tests do not cover: LayerNormalization, InstanceNormalization, ScatterElements, TopK, Tile,
+    reflect / edge Pad."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(5)
+        self.inorm = torch.nn.InstanceNorm2d(3, affine=True)
+
+    def forward(self, x):
+        idx = torch.tensor([[0, 2, 1, 4, 3]]).expand(3 * 4, 5).reshape(3, 4, 5)
+        scattered = torch.zeros(3, 4, 5).scatter(2, idx, x[0])
+        values, indices = torch.topk(x[0], 2, dim=-1)
+        padded = torch.nn.functional.pad(x, (1, 2, 2, 1), mode="reflect")
+        edge = torch.nn.functional.pad(x, (2, 0, 0, 1), mode="replicate")
+        return self.ln(x), self.inorm(x), scattered, values, indices, x.repeat(1, 2, 1, 3), padded, edge
+
+
+@pytest.mark.parametrize("net,shape", [(ResidualNet, (2, 3, 32, 32)), (MiscOps, (1, 3, 4, 5))])
+def test_more_torch_exports_match(device, net, shape):
+    torch.manual_seed(9)
+    net = net().eval()
+    for mod in net.modules():
+        if isinstance(mod, torch.nn.BatchNorm2d):
+            with torch.no_grad():
+                mod.running_mean.uniform_(-0.5, 0.5)
+                mod.running_var.uniform_(0.5, 1.5)
+    x = torch.randn(*shape)
+    model = adept.onnx.load(export(net, (x,))).to(device)
+    got = model(to_adept(x, device))
+    want = net(x)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.detach().cpu().numpy(), w.detach().numpy(), rtol=1e-4, atol=1e-5)
