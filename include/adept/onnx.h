@@ -71,12 +71,14 @@ class Model : public nn::Module {
 
 /// Loads an ONNX model file (binary ModelProto). Opsets 9 to 25 of the default domain are supported
 /// op by op (each op at the largest version it has that is <= the model's opset). Tensor data is read
-/// from raw_data (little-endian) or the typed fields; external data is refused.
+/// from raw_data (little-endian), the typed fields, or external data files in the model's folder
+/// (https://onnx.ai/onnx/repo-docs/ExternalData.html).
 /// Errors: IOError naming the file when it cannot be read or does not parse (truncated, not a model,
-/// an initializer whose data does not match its shape, external data); UnsupportedError listing every
-/// unsupported op and element type at once.
+/// an initializer whose data does not match its shape, an external data file missing, short or outside
+/// the model's folder); UnsupportedError listing every unsupported op and element type at once.
 std::shared_ptr<Model> load(const std::string& path);
-/// load() on the bytes of a serialized ModelProto (errors name "<bytes>" instead of a file).
+/// load() on the bytes of a serialized ModelProto (errors name "<bytes>" instead of a file). External data
+/// is refused (IOError): there is no folder to find it in.
 std::shared_ptr<Model> load_bytes(const std::string& bytes);
 
 /// Parses a serialized TensorProto (the .pb files of ONNX's test data) into a CPU tensor of its dtype.

@@ -25,9 +25,14 @@ UnsupportedError = _C._onnx.UnsupportedError
 
 
 def load(f):
-    """Loads an ONNX model from a path (``str`` or ``os.PathLike``) or the bytes of a ModelProto."""
+    """Loads an ONNX model from a path (``str`` or ``os.PathLike``; external data files are read from its
+    folder), the bytes of a ModelProto, or a binary file object (``read()`` returning bytes)."""
     if isinstance(f, (bytes, bytearray, memoryview)):
         return _C._onnx.load_bytes(bytes(f))
     if isinstance(f, (str, os.PathLike)):
         return _C._onnx.load(os.fsdecode(os.fspath(f)))
-    raise TypeError(f"adept.onnx.load expects a path or bytes, got {type(f).__name__}")
+    if hasattr(f, "read"):
+        data = f.read()
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return _C._onnx.load_bytes(bytes(data))
+    raise TypeError(f"adept.onnx.load expects a path, bytes or a binary file object, got {type(f).__name__}")

@@ -51,7 +51,8 @@ std::optional<std::string> type_issue(const ::onnx::TypeProto& type) {
 
 class GraphBuilder {
  public:
-  GraphBuilder(const std::string& what) : what_(what), g_(std::make_shared<Graph>()) {}
+  GraphBuilder(const std::string& what, const std::string& base_dir)
+      : what_(what), base_dir_(base_dir), g_(std::make_shared<Graph>()) {}
 
   std::shared_ptr<Graph> build(const std::string& bytes) {
     g_->model = std::make_unique<::onnx::ModelProto>();
@@ -99,7 +100,7 @@ class GraphBuilder {
       ADEPT_CHECK(!t.name().empty(), IOError, "{}: an initializer has no name", what_);
       ADEPT_CHECK(!ids_.count(t.name()), IOError, "{}: initializer '{}' is defined twice", what_, t.name());
       try {
-        g_->initializers.push_back({t.name(), value(t.name()), tensor_from_proto(t, what_), false});
+        g_->initializers.push_back({t.name(), value(t.name()), tensor_from_proto(t, what_, base_dir_), false});
       } catch (const UnsupportedError& e) {
         unsupported_.insert(unsupported_.end(), e.items().begin(), e.items().end());
       }
@@ -284,7 +285,7 @@ class GraphBuilder {
     return "?";
   }
 
-  std::string what_;
+  std::string what_, base_dir_;
   std::shared_ptr<Graph> g_;
   std::map<std::string, int> ids_;
   std::set<int> produced_;
@@ -295,8 +296,8 @@ class GraphBuilder {
 
 }  // namespace
 
-std::shared_ptr<Graph> build_graph(const std::string& bytes, const std::string& what) {
-  return GraphBuilder(what).build(bytes);
+std::shared_ptr<Graph> build_graph(const std::string& bytes, const std::string& what, const std::string& base_dir) {
+  return GraphBuilder(what, base_dir).build(bytes);
 }
 
 std::vector<Tensor> run_node(const GraphNode& node, int64_t opset, std::vector<Tensor> inputs) {

@@ -51,9 +51,10 @@ struct Graph {
   std::vector<GraphNode> nodes;                   ///< topological order
 };
 
-/// Parses and checks a serialized ModelProto (`what` names it in errors): IOError for bytes that do not
+/// Parses and checks a serialized ModelProto (`what` names it in errors; external data is read from
+/// `base_dir`, the model file's folder, empty for a model given as bytes): IOError for bytes that do not
 /// parse or a graph that does not hold together, UnsupportedError listing every unsupported op and type.
-std::shared_ptr<Graph> build_graph(const std::string& bytes, const std::string& what);
+std::shared_ptr<Graph> build_graph(const std::string& bytes, const std::string& what, const std::string& base_dir);
 
 /// Runs `node` on `inputs` (one per node input, undefined when absent): moves Data and State inputs to
 /// the device of the first one not on the CPU, calls the handler and prefixes its errors with the node.

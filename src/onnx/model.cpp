@@ -1,5 +1,6 @@
 // adept::onnx::Model (the imported graph as an nn::Module) and load / load_bytes.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -136,7 +137,7 @@ std::string Model::extra_repr() const {
 }
 
 std::shared_ptr<Model> load_bytes(const std::string& bytes) {
-  return std::make_shared<Model>(detail::build_graph(bytes, "<bytes>"));
+  return std::make_shared<Model>(detail::build_graph(bytes, "<bytes>", ""));
 }
 
 std::shared_ptr<Model> load(const std::string& path) {
@@ -145,7 +146,8 @@ std::shared_ptr<Model> load(const std::string& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   ADEPT_CHECK(!f.bad(), IOError, "{}: reading the ONNX model file failed", path);
-  return std::make_shared<Model>(detail::build_graph(ss.str(), path));
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return std::make_shared<Model>(detail::build_graph(ss.str(), path, dir.empty() ? "." : dir));
 }
 
 Tensor tensor_from_bytes(const std::string& bytes, const std::string& what) {

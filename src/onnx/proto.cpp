@@ -4,6 +4,8 @@
 
 #include <bit>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include <fmt/ranges.h>
@@ -61,10 +63,68 @@ std::string onnx_type_name(int32_t elem_type) {
   return "TYPE" + std::to_string(elem_type);
 }
 
-Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& what) {
-  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL)
-    throw IOError(fmt::format("{}: tensor '{}' keeps its data in an external file, which the importer does not read",
-                              what, proto.name()));
+namespace {
+
+// The bytes of an external tensor: file `location` under base_dir, from `offset`, `length` bytes (default:
+// to the end of the file).
+std::string external_bytes(const ::onnx::TensorProto& proto, const std::string& what, const std::string& base_dir) {
+  ADEPT_CHECK(!base_dir.empty(), IOError,
+              "{}: tensor '{}' keeps its data in an external file; load the model from its path so that the file "
+              "can be found next to it",
+              what, proto.name());
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : proto.external_data()) {
+    try {
+      if (kv.key() == "location") location = kv.value();
+      else if (kv.key() == "offset") offset = std::stoll(kv.value());
+      else if (kv.key() == "length") length = std::stoll(kv.value());
+    } catch (const std::exception&) {
+      throw IOError(fmt::format("{}: tensor '{}' has a malformed external-data {} '{}'", what, proto.name(), kv.key(),
+                                kv.value()));
+    }
+  }
+  std::filesystem::path rel(location);
+  bool inside = !location.empty() && rel.is_relative();
+  for (const auto& part : rel) inside = inside && part != "..";
+  ADEPT_CHECK(inside, IOError, "{}: tensor '{}' names external data '{}', which is not a relative path inside the "
+              "model's folder", what, proto.name(), location);
+  std::filesystem::path file = std::filesystem::path(base_dir) / rel;
+  std::ifstream f(file, std::ios::binary);
+  ADEPT_CHECK(f.good(), IOError, "{}: cannot open the external data file {} of tensor '{}'", what, file.string(),
+              proto.name());
+  f.seekg(0, std::ios::end);
+  int64_t size = static_cast<int64_t>(f.tellg());
+  if (length < 0) length = size - offset;
+  ADEPT_CHECK(offset >= 0 && length >= 0 && offset + length <= size, IOError,
+              "{}: external data of tensor '{}' ({} bytes at offset {}) lies beyond the end of {} ({} bytes)", what,
+              proto.name(), length, offset, file.string(), size);
+  std::string bytes(static_cast<size_t>(length), '\0');
+  f.seekg(offset);
+  f.read(bytes.data(), length);
+  ADEPT_CHECK(f.good(), IOError, "{}: reading {} failed", what, file.string());
+  return bytes;
+}
+
+// A tensor of `dtype` and `shape` from little-endian bytes (raw_data or an external file).
+Tensor from_raw(const std::string& raw, const Shape& shape, int64_t numel, Dtype dtype, const ::onnx::TensorProto& proto,
+                const std::string& what) {
+  int64_t bytes = 0;
+  ADEPT_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &bytes) &&
+                  static_cast<int64_t>(raw.size()) == bytes,
+              IOError, "{}: tensor '{}' of shape [{}] and type {} needs {} bytes of data, got {}", what, proto.name(),
+              fmt::join(shape, ", "), onnx_type_name(proto.data_type()), bytes, raw.size());
+  if (dtype == kBool) {  // any non-zero byte is true; Adept's bools hold 0 or 1
+    std::vector<uint8_t> values(raw.begin(), raw.end());
+    for (uint8_t& v : values) v = v != 0;
+    return from_blob_copy(values.data(), shape, dtype);
+  }
+  return from_blob_copy(raw.data(), shape, dtype);
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& what, const std::string& base_dir) {
   ADEPT_CHECK(!proto.has_segment(), IOError, "{}: tensor '{}' is segmented, which the importer does not read", what,
               proto.name());
   std::optional<Dtype> dtype = dtype_from_onnx(proto.data_type());
@@ -85,21 +145,9 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& wh
     ADEPT_CHECK(count == numel, IOError, "{}: tensor '{}' of shape [{}] needs {} values but its {} holds {}", what,
                 proto.name(), fmt::join(shape, ", "), numel, field, count);
   };
-  if (proto.has_raw_data()) {
-    const std::string& raw = proto.raw_data();
-    int64_t bytes = 0;
-    ADEPT_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(*dtype)), &bytes) &&
-                    static_cast<int64_t>(raw.size()) == bytes,
-                IOError,
-                "{}: tensor '{}' of shape [{}] and type {} needs {} bytes of raw_data, got {}", what, proto.name(),
-                fmt::join(shape, ", "), onnx_type_name(proto.data_type()), bytes, raw.size());
-    if (*dtype == kBool) {  // any non-zero byte is true; Adept's bools hold 0 or 1
-      std::vector<uint8_t> values(raw.begin(), raw.end());
-      for (uint8_t& v : values) v = v != 0;
-      return from_blob_copy(values.data(), shape, *dtype);
-    }
-    return from_blob_copy(raw.data(), shape, *dtype);
-  }
+  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL)
+    return from_raw(external_bytes(proto, what, base_dir), shape, numel, *dtype, proto, what);
+  if (proto.has_raw_data()) return from_raw(proto.raw_data(), shape, numel, *dtype, proto, what);
   switch (*dtype) {
     case kFloat32:
       check_count(proto.float_data_size(), "float_data");

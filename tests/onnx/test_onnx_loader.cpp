@@ -124,11 +124,40 @@ TEST(OnnxLoad, InitializerWithTooFewValuesIsIOErrorNamingIt) {
   EXPECT_NE(msg.find("needs 6 values"), std::string::npos) << msg;
 }
 
-TEST(OnnxLoad, ExternalDataIsRefused) {
+// add_model() with bias.weight's six floats at byte 8 of `location` (written into `dir` when given).
+ModelBuilder external_model(const std::string& location, const std::filesystem::path& dir = {}) {
   ModelBuilder b = add_model();
-  b.g().mutable_initializer(0)->set_data_location(onnx::TensorProto::EXTERNAL);
-  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load_bytes(b.bytes()); });
-  EXPECT_NE(msg.find("external"), std::string::npos) << msg;
+  auto* t = b.g().mutable_initializer(0);
+  t->clear_float_data();
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [k, v] : {std::pair{"location", location}, {"offset", std::string("8")}, {"length", std::string("24")}}) {
+    auto* e = t->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  if (!dir.empty()) {
+    std::vector<float> values = {0, 0, 1, 2, 3, 4, 5, 6};  // 8 bytes of padding, then the data
+    std::ofstream(dir / location, std::ios::binary).write(reinterpret_cast<const char*>(values.data()), 32);
+  }
+  return b;
+}
+
+TEST(OnnxLoad, ExternalDataIsReadNextToTheModelFile) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "adept_onnx_external";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "model.onnx", std::ios::binary) << external_model("weights.bin", dir).bytes();
+  auto model = adept::onnx::load((dir / "model.onnx").string());
+  Tensor y = model->forward(adept::zeros({2, 3}));
+  EXPECT_TRUE(adept::equal(y, adept::tensor(std::vector<float>{1, 2, 3, 4, 5, 6}).reshape({2, 3})));
+  // From bytes there is no folder to look in; a path leaving the folder is refused.
+  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load_bytes(external_model("weights.bin").bytes()); });
+  EXPECT_NE(msg.find("external file"), std::string::npos) << msg;
+  std::ofstream(dir / "escape.onnx", std::ios::binary) << external_model("../weights.bin").bytes();
+  msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "escape.onnx").string()); });
+  EXPECT_NE(msg.find("not a relative path inside"), std::string::npos) << msg;
+  std::ofstream(dir / "missing.onnx", std::ios::binary) << external_model("nothing.bin").bytes();
+  EXPECT_THROW(adept::onnx::load((dir / "missing.onnx").string()), adept::IOError);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(OnnxLoad, UnknownValueAndCycleAreIOErrors) {

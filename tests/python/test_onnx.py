@@ -123,6 +123,18 @@ def test_two_unsupported_ops_raise_one_error_naming_both():
     assert sorted(item[0] for item in e.value.items) == ["Det", "GridSample"]
 
 
+def test_load_takes_a_path_bytes_or_a_file_object(tmp_path):
+    torch.manual_seed(10)
+    data = export(SmallCNN(), (torch.randn(1, 3, 8, 8),))
+    (tmp_path / "m.onnx").write_bytes(data)
+    x = adept.randn(1, 3, 8, 8)
+    want = adept.onnx.load(data)(x).detach().numpy()
+    for source in (tmp_path / "m.onnx", str(tmp_path / "m.onnx"), io.BytesIO(data), bytearray(data)):
+        np.testing.assert_array_equal(adept.onnx.load(source)(x).detach().numpy(), want)
+    with pytest.raises(TypeError, match="binary file object"):
+        adept.onnx.load(io.StringIO("text"))
+
+
 def test_malformed_bytes_and_files_raise_io_errors(tmp_path):
     data = export(SmallCNN(), (torch.randn(1, 3, 8, 8),))
     with pytest.raises(OSError, match="not an ONNX model"):
