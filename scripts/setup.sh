@@ -9,6 +9,7 @@ PACKAGES=(
   libhwy-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   libopencv-core-dev libopencv-imgproc-dev libjpeg62-turbo-dev libpng-dev libyaml-cpp-dev libspdlog-dev libcli11-dev
   pybind11-dev python3-dev python3-venv
+  libonnx-dev libprotobuf-dev protobuf-compiler
   libplplot-dev plplot-driver-cairo
   libgtest-dev libgmock-dev libbenchmark-dev
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools

@@ -25,6 +25,7 @@ from . import vision  # noqa: F401
 from . import models  # noqa: F401
 from . import utils  # noqa: F401
 from . import amp  # noqa: F401
+from . import onnx  # noqa: F401
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: F401  (torch.autocast)
 from .io import save, load  # noqa: F401  (safetensors checkpoints)
 

@@ -33,4 +33,5 @@ PYBIND11_MODULE(_C, m) {
   init_models_loss(m);
   init_models_metrics(m);
   init_models_engine(m);
+  init_onnx(m);
 }

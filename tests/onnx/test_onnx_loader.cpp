@@ -1,0 +1,377 @@
+// The ONNX loader on hand-built models: malformed files and graphs, the one error listing every
+// unsupported op and type, input checks naming the graph input, initializer registration (names, roles),
+// opset-dependent handler choice, autograd through the graph, node names in op errors.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "adept/onnx.h"
+#include "adept/ops.h"
+
+namespace {
+
+using adept::Tensor;
+
+// A ModelProto under construction, default domain at `opset`.
+struct ModelBuilder {
+  onnx::ModelProto m;
+  explicit ModelBuilder(int64_t opset = 13) {
+    m.set_ir_version(8);
+    auto* o = m.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    m.mutable_graph()->set_name("g");
+  }
+  onnx::GraphProto& g() { return *m.mutable_graph(); }
+  void value(onnx::ValueInfoProto* v, const std::string& name, int elem, const std::vector<int64_t>& dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem);
+    for (int64_t d : dims) {
+      auto* dim = t->mutable_shape()->add_dim();
+      if (d >= 0) dim->set_dim_value(d);
+      else dim->set_dim_param("N");
+    }
+  }
+  void input(const std::string& name, std::vector<int64_t> dims = {2, 3}, int elem = onnx::TensorProto::FLOAT) {
+    value(g().add_input(), name, elem, dims);
+  }
+  void output(const std::string& name, int elem = onnx::TensorProto::FLOAT) {
+    auto* v = g().add_output();
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+  }
+  onnx::NodeProto& node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                        const std::string& name = "") {
+    auto* n = g().add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& s : in) n->add_input(s);
+    for (auto& s : out) n->add_output(s);
+    return *n;
+  }
+  onnx::TensorProto& floats(const std::string& name, std::vector<float> v, std::vector<int64_t> dims) {
+    auto* t = g().add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    for (float f : v) t->add_float_data(f);
+    return *t;
+  }
+  onnx::TensorProto& ints(const std::string& name, std::vector<int64_t> v) {
+    auto* t = g().add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t i : v) t->add_int64_data(i);
+    return *t;
+  }
+  std::string bytes() const { return m.SerializeAsString(); }
+};
+
+void set_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+// y = x + bias.weight (a trainable parameter under a nested name)
+ModelBuilder add_model() {
+  ModelBuilder b;
+  b.input("x");
+  b.output("y");
+  b.floats("bias.weight", {1, 2, 3, 4, 5, 6}, {2, 3});
+  b.node("Add", {"x", "bias.weight"}, {"y"}, "add");
+  return b;
+}
+
+template <class E>
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception of the expected type";
+  return "";
+}
+
+TEST(OnnxLoad, TruncatedFileIsIOErrorNamingTheFile) {
+  std::string data = add_model().bytes();
+  std::filesystem::path path = std::filesystem::temp_directory_path() / "adept_truncated.onnx";
+  std::ofstream(path, std::ios::binary) << data.substr(0, data.size() - 7);
+  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load(path.string()); });
+  EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not an ONNX model"), std::string::npos) << msg;
+  std::filesystem::remove(path);
+}
+
+TEST(OnnxLoad, MissingFileAndGarbageAreIOErrors) {
+  EXPECT_THROW(adept::onnx::load("/nonexistent/model.onnx"), adept::IOError);
+  EXPECT_THROW(adept::onnx::load_bytes(std::string(100, '\xff')), adept::IOError);
+  EXPECT_THROW(adept::onnx::load_bytes(""), adept::IOError);  // parses as an empty model: no graph
+}
+
+TEST(OnnxLoad, InitializerWithTooFewValuesIsIOErrorNamingIt) {
+  ModelBuilder b = add_model();
+  b.g().mutable_initializer(0)->mutable_float_data()->RemoveLast();
+  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load_bytes(b.bytes()); });
+  EXPECT_NE(msg.find("bias.weight"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("needs 6 values"), std::string::npos) << msg;
+}
+
+// add_model() with bias.weight's six floats at byte 8 of `location` (written into `dir` when given).
+ModelBuilder external_model(const std::string& location, const std::filesystem::path& dir = {}) {
+  ModelBuilder b = add_model();
+  auto* t = b.g().mutable_initializer(0);
+  t->clear_float_data();
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [k, v] : {std::pair{"location", location}, {"offset", std::string("8")}, {"length", std::string("24")}}) {
+    auto* e = t->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  if (!dir.empty()) {
+    std::vector<float> values = {0, 0, 1, 2, 3, 4, 5, 6};  // 8 bytes of padding, then the data
+    std::ofstream(dir / location, std::ios::binary).write(reinterpret_cast<const char*>(values.data()), 32);
+  }
+  return b;
+}
+
+TEST(OnnxLoad, ExternalDataIsReadNextToTheModelFile) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "adept_onnx_external";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "model.onnx", std::ios::binary) << external_model("weights.bin", dir).bytes();
+  auto model = adept::onnx::load((dir / "model.onnx").string());
+  Tensor y = model->forward(adept::zeros({2, 3}));
+  EXPECT_TRUE(adept::equal(y, adept::tensor(std::vector<float>{1, 2, 3, 4, 5, 6}).reshape({2, 3})));
+  // From bytes there is no folder to look in; a path leaving the folder is refused.
+  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load_bytes(external_model("weights.bin").bytes()); });
+  EXPECT_NE(msg.find("external file"), std::string::npos) << msg;
+  std::ofstream(dir / "escape.onnx", std::ios::binary) << external_model("../weights.bin").bytes();
+  msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "escape.onnx").string()); });
+  EXPECT_NE(msg.find("not a relative path inside"), std::string::npos) << msg;
+  std::ofstream(dir / "missing.onnx", std::ios::binary) << external_model("nothing.bin").bytes();
+  EXPECT_THROW(adept::onnx::load((dir / "missing.onnx").string()), adept::IOError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxLoad, UnknownValueAndCycleAreIOErrors) {
+  ModelBuilder b;
+  b.input("x");
+  b.output("y");
+  b.node("Relu", {"nowhere"}, {"y"}, "r");
+  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load_bytes(b.bytes()); });
+  EXPECT_NE(msg.find("'nowhere'"), std::string::npos) << msg;
+
+  ModelBuilder c;
+  c.input("x");
+  c.output("y");
+  c.node("Add", {"x", "b"}, {"a"});
+  c.node("Relu", {"a"}, {"b"});
+  c.node("Relu", {"a"}, {"y"});
+  msg = message_of<adept::IOError>([&] { adept::onnx::load_bytes(c.bytes()); });
+  EXPECT_NE(msg.find("cycle"), std::string::npos) << msg;
+}
+
+TEST(OnnxLoad, EveryUnsupportedOpAndTypeIsListedInOneError) {
+  ModelBuilder b(17);
+  b.input("x");
+  b.output("y");
+  b.node("FancyOp", {"x"}, {"a"}, "first");
+  b.node("OtherOp", {"a"}, {"c"}, "second");
+  auto& cast = b.node("Cast", {"c"}, {"d"}, "to_f8");
+  set_int(cast, "to", 17);  // FLOAT8E4M3FN
+  auto& custom = b.node("Thing", {"d"}, {"y"}, "custom");
+  custom.set_domain("com.example");
+  auto* f8 = b.g().add_initializer();
+  f8->set_name("w8");
+  f8->set_data_type(19);  // FLOAT8E5M2
+  try {
+    adept::onnx::load_bytes(b.bytes());
+    FAIL() << "no UnsupportedError";
+  } catch (const adept::onnx::UnsupportedError& e) {
+    const auto& items = e.items();
+    ASSERT_EQ(items.size(), 5u) << e.what();
+    std::string msg = e.what();
+    for (const char* s : {"FancyOp (opset 17) in 'first'", "OtherOp (opset 17) in 'second'", "FLOAT8E4M3FN",
+                          "com.example::Thing", "FLOAT8E5M2"})
+      EXPECT_NE(msg.find(s), std::string::npos) << s << " missing from: " << msg;
+  }
+}
+
+TEST(OnnxForward, InputCountDtypeRankAndFixedDimsAreCheckedNamingTheInput) {
+  auto model = adept::onnx::load_bytes(add_model().bytes());
+  std::string msg = message_of<adept::ValueError>([&] { model->forward_all({}); });
+  EXPECT_NE(msg.find("takes 1 input (x), got 0"), std::string::npos) << msg;
+  msg = message_of<adept::DtypeError>([&] { model->forward(adept::zeros({2, 3}, adept::kInt64)); });
+  EXPECT_NE(msg.find("'x' must be float32, got int64"), std::string::npos) << msg;
+  msg = message_of<adept::ShapeError>([&] { model->forward(adept::zeros({6})); });
+  EXPECT_NE(msg.find("'x' must have rank 2"), std::string::npos) << msg;
+  msg = message_of<adept::ShapeError>([&] { model->forward(adept::zeros({2, 4})); });
+  EXPECT_NE(msg.find("'x' must have shape [2, 3]"), std::string::npos) << msg;
+}
+
+TEST(OnnxForward, SymbolicDimsAcceptAnySize) {
+  ModelBuilder b;
+  b.input("x", {-1, 3});
+  b.output("y");
+  b.node("Relu", {"x"}, {"y"});
+  auto model = adept::onnx::load_bytes(b.bytes());
+  EXPECT_EQ(model->forward(adept::randn({5, 3})).sizes(), (adept::Shape{5, 3}));
+}
+
+TEST(OnnxModule, InitializersAreNestedParametersOrBuffersAndGradientsFlow) {
+  ModelBuilder b;
+  b.input("x", {2, 3});
+  b.output("y");
+  b.floats("layer.0.weight", {1, 2, 3, 4, 5, 6}, {2, 3});
+  b.ints("shape", {3, 2});
+  b.node("Mul", {"x", "layer.0.weight"}, {"m"});
+  b.node("Reshape", {"m", "shape"}, {"y"});
+  auto model = adept::onnx::load_bytes(b.bytes());
+  auto params = model->named_parameters();
+  ASSERT_EQ(params.size(), 1u);
+  EXPECT_EQ(params[0].first, "layer.0.weight");
+  auto buffers = model->named_buffers();
+  ASSERT_EQ(buffers.size(), 1u);
+  EXPECT_EQ(buffers[0].first, "shape");
+  Tensor x = adept::randn({2, 3});
+  Tensor y = model->forward(x);
+  EXPECT_EQ(y.sizes(), (adept::Shape{3, 2}));
+  y.sum().backward();
+  EXPECT_TRUE(adept::allclose(params[0].second.grad(), x));
+}
+
+TEST(OnnxModule, OpErrorsNameTheNode) {
+  ModelBuilder b;
+  b.input("x", {2, 3});
+  b.output("y");
+  b.ints("shape", {4, 4});
+  b.node("Reshape", {"x", "shape"}, {"y"}, "bad_reshape");
+  auto model = adept::onnx::load_bytes(b.bytes());
+  std::string msg = message_of<adept::Error>([&] { model->forward(adept::randn({2, 3})); });
+  EXPECT_NE(msg.find("node 'bad_reshape' (Reshape)"), std::string::npos) << msg;
+}
+
+TEST(OnnxRegistry, SoftmaxFollowsTheModelsOpset) {
+  // Before opset 13 Softmax coerces (2, 3, 4) to (2, 12) at axis 1; from 13 it normalizes axis -1.
+  Tensor x = adept::randn({2, 3, 4});
+  for (int64_t opset : {11, 13}) {
+    ModelBuilder b(opset);
+    b.input("x", {2, 3, 4});
+    b.output("y");
+    b.node("Softmax", {"x"}, {"y"});
+    Tensor y = adept::onnx::load_bytes(b.bytes())->forward(x);
+    Tensor want = opset < 13 ? adept::softmax(x.reshape({2, 12}), 1).reshape({2, 3, 4}) : adept::softmax(x, -1);
+    EXPECT_TRUE(adept::allclose(y, want)) << "opset " << opset;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+void set_ints(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t i : v) a->add_ints(i);
+}
+
+TEST(OnnxModule, MalformedNodesAreTypedErrorsNotCrashes) {
+  ModelBuilder pool;
+  pool.input("x", {1, 1, 4, 4});
+  pool.output("y");
+  auto& mp = pool.node("MaxPool", {"x"}, {"y"}, "pool");
+  set_ints(mp, "kernel_shape", {2, 2});
+  set_ints(mp, "strides", {0, 1});
+  auto m = adept::onnx::load_bytes(pool.bytes());
+  EXPECT_THROW(m->forward(adept::randn({1, 1, 4, 4})), adept::ValueError);
+
+  ModelBuilder cast;
+  cast.input("x");
+  cast.output("y");
+  cast.node("Cast", {"x"}, {"y"}, "no_to");
+  m = adept::onnx::load_bytes(cast.bytes());
+  EXPECT_THROW(m->forward(adept::randn({2, 3})), adept::ValueError);
+
+  ModelBuilder overwrite;
+  overwrite.input("x");
+  overwrite.output("x");
+  overwrite.node("Relu", {"x"}, {"x"}, "in_place");
+  EXPECT_THROW(adept::onnx::load_bytes(overwrite.bytes()), adept::IOError);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(OnnxOps, SpaceToDepthThenDepthToSpaceDcrIsTheIdentity) {
+  ModelBuilder b;
+  b.input("x", {2, 3, 4, 6});
+  b.output("y");
+  set_int(b.node("SpaceToDepth", {"x"}, {"s"}), "blocksize", 2);
+  set_int(b.node("DepthToSpace", {"s"}, {"y"}), "blocksize", 2);
+  Tensor x = adept::randn({2, 3, 4, 6});
+  EXPECT_TRUE(adept::equal(adept::onnx::load_bytes(b.bytes())->forward(x), x));
+}
+
+TEST(OnnxOps, CumSumExclusiveReverse) {
+  ModelBuilder b;
+  b.input("x", {4});
+  b.output("y");
+  b.ints("axis", {0});
+  auto& n = b.node("CumSum", {"x", "axis"}, {"y"});
+  set_int(n, "exclusive", 1);
+  set_int(n, "reverse", 1);
+  Tensor y = adept::onnx::load_bytes(b.bytes())->forward(adept::tensor(std::vector<float>{1, 2, 3, 4}));
+  EXPECT_TRUE(adept::equal(y, adept::tensor(std::vector<float>{9, 7, 4, 0})));
+}
+
+}  // namespace
+
+namespace {
+
+// Inputs of a rank the op cannot take, found by the fuzzer (tests/onnx/fuzz) where they read out of bounds.
+TEST(OnnxOps, FuzzerFoundRanksAreShapeErrors) {
+  ModelBuilder gnd;
+  gnd.input("data", {2, 2});
+  gnd.input("indices", {});
+  gnd.output("y");
+  gnd.node("GatherND", {"data", "indices"}, {"y"});
+  auto m = adept::onnx::load_bytes(gnd.bytes());
+  EXPECT_THROW(m->forward_all({adept::randn({2, 2}), adept::zeros({})}), adept::ShapeError);
+
+  ModelBuilder bn(15);
+  bn.input("x", {4});
+  bn.output("y");
+  bn.floats("s", {1}, {1});
+  bn.floats("b", {0}, {1});
+  bn.floats("m", {0}, {1});
+  bn.floats("v", {1}, {1});
+  set_int(bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}), "training_mode", 1);
+  m = adept::onnx::load_bytes(bn.bytes());
+  EXPECT_THROW(m->forward(adept::randn({4})), adept::ShapeError);
+
+  ModelBuilder ci(10);
+  ci.input("x", {}, onnx::TensorProto::UINT8);
+  ci.input("w", {1, 1, 1, 1}, onnx::TensorProto::UINT8);
+  ci.output("y", onnx::TensorProto::INT32);
+  auto* zp = ci.g().add_initializer();
+  zp->set_name("x_zero_point");
+  zp->set_data_type(onnx::TensorProto::UINT8);
+  zp->add_dims(2);
+  zp->add_int32_data(1);
+  zp->add_int32_data(2);
+  ci.node("ConvInteger", {"x", "w", "x_zero_point"}, {"y"});
+  m = adept::onnx::load_bytes(ci.bytes());
+  EXPECT_THROW(m->forward_all({adept::zeros({}, adept::kUInt8), adept::zeros({1, 1, 1, 1}, adept::kUInt8)}),
+               adept::ShapeError);
+}
+
+}  // namespace
