@@ -86,6 +86,8 @@ class Tensor {
   const Shape& sizes() const { return checked()->sizes; }
   const Shape& shape() const { return sizes(); }
   const Shape& strides() const { return checked()->strides; }
+  /// The size / stride of dim `dim` (negative counts from the end); IndexError for a dim outside
+  /// [-dim(), dim()), and for any dim of a 0-d tensor (PyTorch's rule).
   int64_t size(int64_t dim) const;
   int64_t stride(int64_t dim) const;
   int64_t dim() const { return static_cast<int64_t>(sizes().size()); }

@@ -42,7 +42,18 @@ TensorImpl* Tensor::checked() const {
   return impl_.get();
 }
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+namespace {
+
+// wrap_dim for size(d) / stride(d): a 0-d tensor has no dimension to read (wrap_dim lets reductions treat it as
+// 1-d), an IndexError as in PyTorch.
+int64_t wrap_existing_dim(int64_t d, int64_t ndim, const char* op) {
+  ADEPT_CHECK(ndim > 0, IndexError, "{}: Dimension specified as {} but tensor has no dimensions", op, d);
+  return wrap_dim(d, ndim, op);
+}
+
+}  // namespace
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_existing_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_existing_dim(d, dim(), "stride")]; }
 
 }  // namespace adept

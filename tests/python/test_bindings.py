@@ -223,6 +223,16 @@ def test_metadata():
     assert x.element_size() == 4 and x.is_floating_point()
 
 
+def test_size_and_stride_of_a_missing_dim_raise_index_error():
+    """As torch: a 0-d tensor has no dim to read (it read past its shape), and a dim past the rank raises."""
+    import torch
+    for lib in (adept, torch):
+        for t, d in ((lib.tensor(1.0), -1), (lib.tensor(1.0), 0), (lib.zeros(2, 3), 2), (lib.zeros(2, 3), -3)):
+            for method in ("size", "stride"):
+                with pytest.raises(IndexError):
+                    getattr(t, method)(d)
+
+
 def test_item_tolist_conversions():
     assert adept.tensor(2.5).item() == 2.5 and isinstance(adept.tensor(3).item(), int)
     assert adept.tensor(True).item() is True
