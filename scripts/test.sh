@@ -23,6 +23,9 @@ phase build-release bash -c "cmake --preset release >/dev/null && cmake --build 
 # Layers point one way down: no upward include, no op symbol referenced by a backend object.
 phase check-layers /usr/bin/python3 scripts/check_layers.py --build build/release
 phase test-cpp ctest --preset release -j "$JOBS"
+# The ONNX loader under libFuzzer (clang, ASan+UBSan, LeakSanitizer) for a CI-sized minute, seeded with the
+# node tests' models, the same inputs on every machine; any crash, sanitizer report, leak or 10 s hang fails it.
+phase fuzz-onnx bash tests/onnx/fuzz/run.sh --ci
 phase test-python env PYTHONPATH="$PWD/build/release/python" OMP_NUM_THREADS=2 \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
 # The same tests on the Vulkan backend (Mesa's lavapipe on machines without a GPU): every test that

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/ranges.h>
 
@@ -321,6 +322,10 @@ std::vector<Tensor> run_node(const GraphNode& node, int64_t opset, std::vector<T
     return out;
   } catch (const Error&) {
     rethrow_with_prefix(node.label + ": ");
+  } catch (const std::logic_error& e) {
+    // A malformed node that reached a standard library check (an index past a vector's end ...) is still a
+    // typed error naming the node, never an escaped std:: exception.
+    throw ValueError(fmt::format("{}: malformed node ({})", node.label, e.what()));
   }
 }
 

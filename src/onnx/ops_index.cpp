@@ -60,7 +60,12 @@ Out scatter_elements_op(const OpContext& c) {
 // TopK-10+: k from the input (opset 1: attribute); largest / sorted from opset 11.
 Out topk_op(const OpContext& c) {
   const Tensor& x = c.input(0);
-  int64_t k = c.opset() < 10 ? c.attr_int("k", 1) : c.input_ints(1).at(0);
+  int64_t k = c.opset() < 10 ? c.attr_int("k", 1) : 0;
+  if (c.opset() >= 10) {
+    const std::vector<int64_t> ks = c.input_ints(1);
+    ADEPT_CHECK(ks.size() == 1, ShapeError, "TopK: K must hold one value, got {}", ks.size());
+    k = ks[0];
+  }
   int64_t axis = c.axis(c.attr_int("axis", -1), x.dim());
   auto [values, indices] = topk(x, k, axis, c.attr_int("largest", 1) != 0, true);
   return {values, indices};

@@ -347,6 +347,16 @@ TEST(OnnxOps, FuzzerFoundRanksAreShapeErrors) {
   auto m = adept::onnx::load_bytes(gnd.bytes());
   EXPECT_THROW(m->forward_all({adept::randn({2, 2}), adept::zeros({})}), adept::ShapeError);
 
+  // an empty K (the libFuzzer phase of scripts/test.sh): a typed error, not std::out_of_range
+  ModelBuilder topk;
+  topk.input("x", {3});
+  topk.input("k", {0}, onnx::TensorProto::INT64);
+  topk.output("values");
+  topk.output("indices", onnx::TensorProto::INT64);
+  topk.node("TopK", {"x", "k"}, {"values", "indices"});
+  m = adept::onnx::load_bytes(topk.bytes());
+  EXPECT_THROW(m->forward_all({adept::randn({3}), adept::zeros({0}, adept::kInt64)}), adept::ShapeError);
+
   ModelBuilder bn(15);
   bn.input("x", {4});
   bn.output("y");
