@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adept/errors.h"
+#include "adept/vulkan.h"
 #include "commands.h"
 #include "key_value_args.h"
 
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adept: error: %s\n", e.what());
+#ifdef ADEPT_WITH_VULKAN
+    adept::vulkan_wait_idle();  // no driver exit handlers under work still in flight
+#endif
     return 1;
   }
   return 0;

@@ -44,6 +44,12 @@ bool vulkan_is_available();
 std::vector<VulkanDeviceInfo> vulkan_devices();
 /// Blocks until all work queued on `vulkan:index` (-1 = default) has finished.
 void vulkan_synchronize(int index = -1);
+/// Waits until every Vulkan device this process has opened has finished the work already submitted to it,
+/// without submitting more (no-op when none is open, in a DataLoader worker, or for a device whose command
+/// stream another thread holds); never throws. For leaving the process on an error: the driver's exit
+/// handlers must not run under work still in flight (lavapipe crashed or hung compiling a pipeline there).
+/// The `adept` command calls it before exiting on an error, and the Python module at interpreter exit.
+void vulkan_wait_idle() noexcept;
 /// Submits the work recorded so far on `vulkan:index` without waiting for it (work is otherwise
 /// submitted in batches of a few hundred commands, or when the host waits).
 void vulkan_flush(int index = -1);

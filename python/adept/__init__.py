@@ -13,6 +13,11 @@ if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 from . import _C  # noqa: E402
+import atexit as _atexit  # noqa: E402
+if hasattr(_C.vulkan, "wait_idle"):
+    # A script that leaves on an exception may still have GPU work in flight; the driver's exit handlers must
+    # not run under it (Python's atexit runs before them).
+    _atexit.register(_C.vulkan.wait_idle)
 from ._C import *  # noqa: F401,F403  (Tensor, dtypes, creation functions, ops, exception types)
 from . import return_types  # noqa: F401
 from .grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401

@@ -35,6 +35,9 @@ void init_vulkan(py::module_& parent) {
     return out;
   }, "Each device's limits and features as a dict.");
   m.def("synchronize", &vulkan_synchronize, py::arg("device") = -1, "Waits for all queued work on the device.");
+  m.def("wait_idle", &vulkan_wait_idle,
+        "Waits until every opened device has finished the work already submitted (registered with atexit by "
+        "`import adept`, so the driver's exit handlers never run under work in flight).");
   m.def("memory_stats", [](int index) {
     auto s = vulkan_memory_stats(index);
     py::dict d;

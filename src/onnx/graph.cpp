@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <map>
+#include <new>
 #include <set>
 #include <stdexcept>
 
@@ -15,6 +16,26 @@
 namespace adept::onnx::detail {
 
 namespace {
+
+// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool valid_utf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > n) return false;
+    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += len;
+  }
+  return true;
+}
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -65,6 +86,7 @@ class GraphBuilder {
                 "{}: the model has no graph or its graph has no outputs (a truncated or corrupt file?)", what_);
     read_opsets(model);
     const ::onnx::GraphProto& graph = model.graph();
+    check_names(graph);
     read_initializers(graph);
     read_inputs_outputs(graph);
     bind_nodes(graph);
@@ -88,6 +110,24 @@ class GraphBuilder {
     if (g_->opset > kMaxOpset)
       unsupported_.push_back({fmt::format("opset {} (the importer knows up to {})", g_->opset, kMaxOpset), "",
                               g_->opset, "<model>", ""});
+  }
+
+  // Names end up in messages, state_dict keys and Python strings: each must be valid UTF-8 (ONNX's proto2
+  // strings are not checked by the parser).
+  void check_names(const ::onnx::GraphProto& graph) const {
+    auto check = [&](const std::string& name, const char* kind) {
+      ADEPT_CHECK(valid_utf8(name), IOError, "{}: a {} name is not valid UTF-8 ({} bytes)", what_, kind, name.size());
+    };
+    for (const auto& t : graph.initializer()) check(t.name(), "initializer");
+    for (const auto& v : graph.input()) check(v.name(), "graph input");
+    for (const auto& v : graph.output()) check(v.name(), "graph output");
+    for (const auto& n : graph.node()) {
+      check(n.name(), "node");
+      check(n.op_type(), "op type");
+      check(n.domain(), "domain");
+      for (const auto& v : n.input()) check(v, "node input");
+      for (const auto& v : n.output()) check(v, "node output");
+    }
   }
 
   int value(const std::string& name) {
@@ -322,6 +362,8 @@ std::vector<Tensor> run_node(const GraphNode& node, int64_t opset, std::vector<T
     return out;
   } catch (const Error&) {
     rethrow_with_prefix(node.label + ": ");
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemoryError(fmt::format("{}: out of host memory (an output too large for this machine?)", node.label));
   } catch (const std::logic_error& e) {
     // A malformed node that reached a standard library check (an index past a vector's end ...) is still a
     // typed error naming the node, never an escaped std:: exception.

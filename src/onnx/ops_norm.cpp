@@ -41,7 +41,8 @@ Out batch_norm_op(const OpContext& c) {
   double momentum = c.attr_float("momentum", 0.9f);
   Tensor running_mean = add(mul(mean, momentum), mul(batch_mean.to(mean.dtype()), 1.0 - momentum));
   Tensor running_var = add(mul(var, momentum), mul(batch_var.to(var.dtype()), 1.0 - momentum));
-  return {y, running_mean, running_var};
+  // Opsets 9-13 may ask for saved_mean / saved_var too: the batch's statistics (the spec's reference).
+  return {y, running_mean, running_var, batch_mean.to(x.dtype()), batch_var.to(x.dtype())};
 }
 
 Out instance_norm_op(const OpContext& c) {

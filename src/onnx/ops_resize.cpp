@@ -174,8 +174,16 @@ bool is_identity(const AxisPlan& p, int64_t in) {
 Tensor resize(const Tensor& x, const std::vector<int64_t>& out, const std::vector<double>& scales,
               const std::vector<double>& roi, const ResizeAttrs& a) {
   bool integral = !x.is_floating_point();
-  Tensor y = integral && a.mode != "nearest" ? x.to(kFloat32) : x;
   int64_t rank = x.dim();
+  // An empty batch (or any axis of size 0) stays empty, as torch's interpolate; an empty axis cannot grow.
+  bool empty_out = false;
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    ADEPT_CHECK(x.size(axis) > 0 || out[axis] == 0, ValueError, "Resize: an axis of size 0 cannot become {}",
+                out[axis]);
+    empty_out = empty_out || out[axis] == 0;
+  }
+  if (empty_out) return zeros(Shape(out.begin(), out.end()), TensorOptions(x.dtype()).set_device(x.device()));
+  Tensor y = integral && a.mode != "nearest" ? x.to(kFloat32) : x;
   for (int64_t axis = rank - 1; axis >= 0; --axis) {
     int64_t in = x.size(axis);
     AxisPlan p = plan_axis(in, out[axis], scales[axis], roi[axis], roi[axis + rank], a);
@@ -216,9 +224,12 @@ Out resize_op(const OpContext& c) {
   std::vector<double> given_scales, given_roi;
   std::vector<int64_t> given_sizes;
   if (v10) {
-    given_scales = c.opset() < 9 && c.node().op_type() == "Upsample"
-                       ? std::vector<double>(c.attr_floats("scales").begin(), c.attr_floats("scales").end())
-                       : c.input_doubles(1);
+    if (c.opset() < 9 && c.node().op_type() == "Upsample") {
+      const auto attr = c.attr_floats("scales");  // one vector: begin and end of the same object
+      given_scales.assign(attr.begin(), attr.end());
+    } else {
+      given_scales = c.input_doubles(1);
+    }
   } else {
     if (c.has_input(1) && c.input(1).numel()) given_roi = c.input_doubles(1);
     if (c.has_input(2) && c.input(2).numel()) given_scales = c.input_doubles(2);

@@ -385,3 +385,82 @@ TEST(OnnxOps, FuzzerFoundRanksAreShapeErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// What QA found after the merge: Upsample-7's scales attribute read from two temporaries (heap garbage as
+// scales), training-mode BatchNormalization's saved_mean / saved_var outputs at opsets 9-13 (torch's export),
+// and an empty batch through Resize.
+TEST(OnnxOps, UpsampleOpset8ScalesAttribute) {
+  ModelBuilder b(8);
+  b.input("x", {1, 1, 2, 2});
+  b.output("y");
+  auto& n = b.node("Upsample", {"x"}, {"y"});
+  auto* a = n.add_attribute();
+  a->set_name("scales");
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (float s : {1.f, 1.f, 2.f, 2.f}) a->add_floats(s);
+  auto m = adept::onnx::load_bytes(b.bytes());
+  Tensor x = adept::arange(4, adept::kFloat32).reshape({1, 1, 2, 2});
+  for (int i = 0; i < 3; ++i) {
+    Tensor y = m->forward(x);
+    ASSERT_EQ(y.sizes(), (adept::Shape{1, 1, 4, 4}));
+    Tensor want = adept::tensor(std::vector<float>{0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3});
+    EXPECT_TRUE(adept::equal(y, want.reshape({1, 1, 4, 4})));
+  }
+}
+
+TEST(OnnxOps, BatchNormalizationOpset13SavedStatistics) {
+  ModelBuilder b(13);
+  b.input("x", {4, 2, 3});
+  b.output("y");
+  for (const char* o : {"rm", "rv", "saved_mean", "saved_var"}) b.output(o);
+  b.floats("s", {1, 2}, {2});
+  b.floats("b", {0, 1}, {2});
+  b.floats("m", {0, 0}, {2});
+  b.floats("v", {1, 1}, {2});
+  b.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm", "rv", "saved_mean", "saved_var"});
+  auto m = adept::onnx::load_bytes(b.bytes());
+  Tensor x = adept::randn({4, 2, 3});
+  std::vector<Tensor> out = m->forward_all({x});
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_TRUE(adept::allclose(out[3], adept::mean(x, {0, 2})));
+  EXPECT_TRUE(adept::allclose(out[4], adept::var(x, {0, 2}, 0)));
+}
+
+TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {
+  ModelBuilder b(13);
+  b.input("x", {-1, 2, 3, 3});
+  b.output("y");
+  auto* s = b.g().add_initializer();
+  s->set_name("scales");
+  s->set_data_type(onnx::TensorProto::FLOAT);
+  s->add_dims(4);
+  for (float v : {1.f, 1.f, 2.f, 2.f}) s->add_float_data(v);
+  b.node("Resize", {"x", "", "scales"}, {"y"});
+  Tensor y = adept::onnx::load_bytes(b.bytes())->forward(adept::randn({0, 2, 3, 3}));
+  EXPECT_EQ(y.sizes(), (adept::Shape{0, 2, 6, 6}));
+}
+
+}  // namespace
+
+namespace {
+
+// Names reach messages, state_dict keys and Python strings: invalid UTF-8 is refused at load (QA: Python's
+// input_names raised UnicodeDecodeError, and an op's error message came out empty).
+TEST(OnnxLoad, NamesThatAreNotUtf8AreIOErrors) {
+  for (const std::string bad : {std::string("x\xff\xfe"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80")}) {
+    ModelBuilder b;
+    b.input(bad, {2});
+    b.output("y");
+    b.node("Relu", {bad}, {"y"});
+    EXPECT_THROW(adept::onnx::load_bytes(b.bytes()), adept::IOError);
+  }
+  ModelBuilder ok;
+  ok.input("x\xc3\xa9", {2});  // U+00E9
+  ok.output("y");
+  ok.node("Relu", {"x\xc3\xa9"}, {"y"});
+  EXPECT_NO_THROW(adept::onnx::load_bytes(ok.bytes()));
+}
+
+}  // namespace

@@ -2,7 +2,6 @@
 #include "backends/vulkan/context.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 
 #include "adept/errors.h"
@@ -178,22 +177,27 @@ uint64_t validation_error_count() { return g_validation_errors.load(); }
 
 bool Context::available() { return holder().instance != VK_NULL_HANDLE && !holder().devices.empty(); }
 
+namespace {
+
+std::mutex g_contexts_mu;
+std::vector<Context*> g_contexts;  // by device index; each lives until exit
+
+}  // namespace
+
 Context& Context::get(int index) {
   // A forked DataLoader worker must not touch the parent's device (nor take locks another
   // thread of the parent may have held at fork time).
   ADEPT_CHECK(!in_worker_process(), DeviceError,
               "vulkan: DataLoader worker processes must not use a GPU device; return CPU tensors from the "
               "dataset and move batches to the device in the main process");
-  static std::mutex mu;
-  static std::vector<Context*> contexts;
   if (index < 0) index = default_index();
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(g_contexts_mu);
   instance();
   int n = static_cast<int>(holder().devices.size());
   ADEPT_CHECK(index < n, DeviceError, "vulkan: device index {} requested but {} Vulkan device(s) are present", index, n);
-  if (contexts.size() < static_cast<size_t>(n)) contexts.resize(n, nullptr);
-  if (!contexts[index]) contexts[index] = new Context(index);  // lives until exit
-  return *contexts[index];
+  if (g_contexts.size() < static_cast<size_t>(n)) g_contexts.resize(n, nullptr);
+  if (!g_contexts[index]) g_contexts[index] = new Context(index);
+  return *g_contexts[index];
 }
 
 Context::Context(int index) : index_(index) {
@@ -299,6 +303,16 @@ void vulkan_synchronize(int index) {
   auto& ctx = vk::Context::get(index);
   std::lock_guard<std::mutex> lock(ctx.mutex());
   ctx.stream().synchronize();
+}
+
+void vulkan_wait_idle() noexcept {
+  if (in_worker_process()) return;
+  std::lock_guard<std::mutex> lock(vk::g_contexts_mu);
+  for (vk::Context* c : vk::g_contexts) {
+    if (!c) continue;
+    std::unique_lock<std::mutex> stream_lock(c->mutex(), std::try_to_lock);
+    if (stream_lock.owns_lock()) vkDeviceWaitIdle(c->device());
+  }
 }
 
 void vulkan_flush(int index) {
