@@ -9,6 +9,8 @@
 # With .device/base.tar.xz (a bundle of another build's adept_bench_yolo: BUNDLE_OUT=.device/base.tar.xz
 # scripts/device_bundle.sh ...) its float32 and amp steps run too, as base_amp{0,1}_b*.json: a before/after in one
 # lease.
+# OPS (a regex, default the convolutions) picks the harness's ops; CONV_BENCH=0 leaves out the per-layer conv
+# bench and cuDNN (for a lease that measures only the step).
 # Run from the repository root on the lent GPU machine, carrying .gl/ and .device/bundle.tar.xz
 # (scripts/device_bundle.sh with adept_vulkan_conv_bench, adept_bench_yolo and adept_test_backend_ops).
 set -u
@@ -17,13 +19,16 @@ OUT=$(mktemp -d)
 . bench/device_env.sh
 B=/tmp/a/bin
 [[ -f .device/base.tar.xz ]] && mkdir -p /tmp/base && tar -xJf .device/base.tar.xz -C /tmp/base
-timeout 150 $B/adept_test_backend_ops --backend vulkan --op '^(conv2d|conv2d_silu|conv_transpose2d)$' > "$OUT/backend_ops.txt" 2>&1
+timeout 150 $B/adept_test_backend_ops --backend vulkan --op "${OPS:-^(conv2d|conv2d_silu|conv_transpose2d)\$}" \
+  > "$OUT/backend_ops.txt" 2>&1
 log "backend_ops rc=$?"
-timeout 150 $B/adept_vulkan_conv_bench bench/vulkan/conv_shapes.txt "$OUT/adept_conv.json" --gpu-time > /dev/null 2>> "$OUT/log.txt"
-log "conv rc=$?"
-timeout 100 python3 bench/vulkan/torch_conv_bench.py bench/vulkan/conv_shapes.txt "$OUT/torch_conv.json" --gpu-time \
-  > /dev/null 2>> "$OUT/log.txt"
-log "torch conv rc=$?"
+if [[ ${CONV_BENCH:-1} != 0 ]]; then
+  timeout 150 $B/adept_vulkan_conv_bench bench/vulkan/conv_shapes.txt "$OUT/adept_conv.json" --gpu-time > /dev/null 2>> "$OUT/log.txt"
+  log "conv rc=$?"
+  timeout 100 python3 bench/vulkan/torch_conv_bench.py bench/vulkan/conv_shapes.txt "$OUT/torch_conv.json" --gpu-time \
+    > /dev/null 2>> "$OUT/log.txt"
+  log "torch conv rc=$?"
+fi
 for b in 16 32 64; do
   p=0; [[ $b == 16 ]] && p=3
   for amp in 0 1; do

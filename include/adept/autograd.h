@@ -2,6 +2,7 @@
 // The graph is built dynamically as ops run on tensors that require grad; Tensor::backward()
 // walks it in reverse topological order and *accumulates* gradients into the leaves' `.grad`.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,17 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs = {},
                          std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
                          bool allow_unused = false);
+
+/// Queues `fn` to run once the backward pass running on this thread has processed every node, before
+/// it returns (PyTorch's Variable._execution_engine.queue_callback; DistributedDataParallel waits for
+/// its all-reduces there). Callbacks run in queueing order and may queue more. AutogradError when no
+/// backward is running on this thread.
+void queue_callback(std::function<void()> fn);
+
+/// The leaves (tensors that require grad and have no grad_fn) whose `.grad` a backward from `outputs`
+/// would reach, each once, in no particular order (how DistributedDataParallel finds the parameters a
+/// forward did not use).
+std::vector<Tensor> reachable_leaves(const std::vector<Tensor>& outputs);
 
 /// Name of a grad_fn node, e.g. "MulBackward0".
 std::string node_name(const Node& node);

@@ -6,6 +6,7 @@
 // dtypes and errors.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,8 @@ struct AutogradMeta {
   std::shared_ptr<autograd::Node> grad_fn;        // the node that produced this tensor (non-leaf)
   std::weak_ptr<autograd::Node> grad_accumulator; // AccumulateGrad node of a leaf
   uint32_t output_nr = 0;                         // which output of grad_fn this is
+  /// Hooks run after a backward accumulated into `grad` (leaves only), by registration id.
+  std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> post_accumulate_grad_hooks;
 };
 
 /// The shared state behind a Tensor handle.
@@ -115,6 +118,14 @@ class Tensor {
   bool is_leaf() const;
   void retain_grad();
   bool retains_grad() const;
+  /// Registers `hook(tensor)`, run each time a backward (not autograd::grad) has accumulated a
+  /// gradient into this leaf's `.grad`, after the accumulation, in registration order
+  /// (torch.Tensor.register_post_accumulate_grad_hook; DistributedDataParallel starts a bucket's
+  /// all-reduce from it). Returns an id for remove_post_accumulate_grad_hook. AutogradError when the
+  /// tensor does not require grad or is not a leaf.
+  uint64_t register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook);
+  /// Removes the hook `id` returned by register_post_accumulate_grad_hook (no-op when already removed).
+  void remove_post_accumulate_grad_hook(uint64_t id);
   /// Backpropagates from this tensor; `gradient` defaults to ones for a one-element tensor.
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
                 bool create_graph = false) const;

@@ -2,6 +2,8 @@
 // and adept.autograd.{backward, grad} (the Python package wraps the _C functions).
 #include "common.h"
 
+#include <pybind11/functional.h>
+
 #include "adept/set_data.h"
 
 namespace adept::python {
@@ -24,6 +26,15 @@ std::vector<Tensor> tensors_or_none(const py::object& seq, size_t n, const char*
   return out;
 }
 
+/// What Tensor.register_post_accumulate_grad_hook returns (torch.utils.hooks.RemovableHandle).
+struct RemovableHandle {
+  std::weak_ptr<TensorImpl> tensor;
+  uint64_t id;
+  void remove() const {
+    if (auto impl = tensor.lock()) Tensor(impl).remove_post_accumulate_grad_hook(id);
+  }
+};
+
 }  // namespace
 
 void init_autograd(py::module_& m, TensorClass& cls) {
@@ -34,6 +45,11 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       })
       .def("__eq__", [](const GradFn& a, const GradFn& b) { return a.node == b.node; }, py::is_operator())
       .def("__hash__", [](const GradFn& f) { return reinterpret_cast<intptr_t>(f.node.get()); });
+
+  py::class_<RemovableHandle>(m, "RemovableHandle", "Unregisters a hook with remove() (torch.utils.hooks).")
+      .def("remove", &RemovableHandle::remove)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](const RemovableHandle& h, py::args) { h.remove(); });
 
   cls.def_property("requires_grad", &Tensor::requires_grad,
                    [](Tensor& t, bool r) { t.requires_grad_(r); })
@@ -48,6 +64,12 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
       .def_property_readonly("retains_grad", &Tensor::retains_grad)
       .def("retain_grad", &Tensor::retain_grad)
+      .def("register_post_accumulate_grad_hook", [](Tensor& t, std::function<void(const Tensor&)> hook) {
+        return RemovableHandle{t.impl_ptr(), t.register_post_accumulate_grad_hook(std::move(hook))};
+      }, py::arg("hook"),
+         "Registers hook(tensor), run after a backward accumulated a gradient into this leaf's .grad. Returns a "
+         "handle whose remove() unregisters it. AutogradError for a tensor that does not require grad or is not a "
+         "leaf.")
       .def("detach", &Tensor::detach)
       .def("detach_", [](py::object self) { self.cast<Tensor&>().detach_(); return self; })
       .def_property("data", &Tensor::detach, [](const Tensor& t, const Tensor& v) { set_data(t, v); })
@@ -59,6 +81,8 @@ void init_autograd(py::module_& m, TensorClass& cls) {
          py::arg("inputs") = py::none(),
          "Accumulates d(self)/d(leaf) into the .grad of the leaves (gradient defaults to 1 for one element).");
 
+  m.def("_queue_callback", [](std::function<void()> fn) { autograd::queue_callback(std::move(fn)); },
+        py::arg("callback"), "Runs callback() when the running backward pass has finished (queue_callback).");
   m.def("is_grad_enabled", &is_grad_enabled);
   m.def("_set_grad_enabled", &set_grad_enabled, py::arg("mode"));
   m.def("_autograd_backward", [](const std::vector<Tensor>& outputs, const py::object& grads,

@@ -18,6 +18,9 @@ struct CompareSeq {
   bool operator()(Node* a, Node* b) const { return a->sequence_nr < b->sequence_nr; }
 };
 
+// Callbacks queued (queue_callback) by the backward running on this thread; null outside one.
+thread_local std::vector<std::function<void()>>* t_final_callbacks = nullptr;
+
 struct Capture {
   Node* node;
   uint32_t input_nr;
@@ -69,6 +72,13 @@ void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& roo
   std::unordered_set<Node*> capture_nodes;
   for (const auto& c : captures) capture_nodes.insert(c.node);
 
+  std::vector<std::function<void()>> final_callbacks;
+  struct CallbackScope {
+    std::vector<std::function<void()>>* prev;
+    explicit CallbackScope(std::vector<std::function<void()>>* cbs) : prev(t_final_callbacks) { t_final_callbacks = cbs; }
+    ~CallbackScope() { t_final_callbacks = prev; }
+  } callback_scope(&final_callbacks);
+
   std::optional<NoGradGuard> no_grad;
   std::optional<EnableGradGuard> enable_grad;
   if (create_graph) enable_grad.emplace(); else no_grad.emplace();
@@ -114,6 +124,11 @@ void run_backward(const std::vector<Edge>& roots, const std::vector<Tensor>& roo
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
+  // A callback may queue another: run until none is left, in queueing order.
+  for (size_t i = 0; i < final_callbacks.size(); ++i) {
+    auto fn = std::move(final_callbacks[i]);
+    fn();
+  }
 }
 
 std::vector<Tensor> make_root_grads(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
@@ -142,6 +157,32 @@ std::vector<Tensor> make_root_grads(const std::vector<Tensor>& outputs, const st
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> fn) {
+  ADEPT_CHECK(t_final_callbacks != nullptr, AutogradError,
+              "queue_callback: no backward pass is running on this thread (call it from a hook or a backward function)");
+  t_final_callbacks->push_back(std::move(fn));
+}
+
+std::vector<Tensor> reachable_leaves(const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> leaves;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  for (const Tensor& o : outputs) {
+    if (!o.defined()) continue;
+    Edge e = gradient_edge(o);
+    if (e.valid() && seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) leaves.emplace_back(acc->leaf());
+    for (const Edge& e : n->next_edges) {
+      if (e.valid() && seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    }
+  }
+  return leaves;
+}
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool retain_graph,
               bool create_graph) {

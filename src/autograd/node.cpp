@@ -84,7 +84,13 @@ void accumulate_into_grad(TensorImpl* t, const Tensor& g) {
 }
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
-  if (grads.at(0).defined()) accumulate_into_grad(leaf_.get(), grads[0]);
+  if (!grads.at(0).defined()) return {};
+  accumulate_into_grad(leaf_.get(), grads[0]);
+  if (leaf_->autograd && !leaf_->autograd->post_accumulate_grad_hooks.empty()) {
+    auto hooks = leaf_->autograd->post_accumulate_grad_hooks;  // a hook may remove itself
+    const Tensor leaf(leaf_);
+    for (const auto& [id, hook] : hooks) hook(leaf);
+  }
   return {};
 }
 

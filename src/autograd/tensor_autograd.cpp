@@ -1,4 +1,5 @@
 // The Tensor handle's autograd accessors: requires_grad, grad, grad_fn, retain_grad, backward, detach.
+#include <atomic>
 #include <memory>
 
 #include "adept/autograd.h"
@@ -64,6 +65,25 @@ void Tensor::retain_grad() {
 bool Tensor::retains_grad() const {
   auto* m = checked()->autograd.get();
   return m && m->retains_grad;
+}
+
+uint64_t Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) {
+  ADEPT_CHECK(requires_grad(), AutogradError,
+              "register_post_accumulate_grad_hook: cannot register a hook on a tensor that doesn't require gradient");
+  ADEPT_CHECK(is_leaf(), AutogradError,
+              "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be registered on non-leaf tensors");
+  ADEPT_CHECK(hook != nullptr, ValueError, "register_post_accumulate_grad_hook: the hook is empty");
+  static std::atomic<uint64_t> next_id{1};
+  const uint64_t id = next_id++;
+  checked()->autograd->post_accumulate_grad_hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void Tensor::remove_post_accumulate_grad_hook(uint64_t id) {
+  auto* m = checked()->autograd.get();
+  if (!m) return;
+  auto& hooks = m->post_accumulate_grad_hooks;
+  std::erase_if(hooks, [id](const auto& h) { return h.first == id; });
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {

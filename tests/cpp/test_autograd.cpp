@@ -291,3 +291,44 @@ TEST(Autograd, InPlaceOnAViewRebasesTheBase) {
   y.sum().backward();
   EXPECT_TRUE(close(x.grad(), T({4, 4, 2}, kFloat64)));
 }
+
+TEST(Autograd, PostAccumulateGradHookSeesTheAccumulatedGrad) {
+  // torch: the hook runs after .grad holds this backward's sum (both uses of x), once per backward,
+  // with the leaf itself; not for autograd::grad; remove() stops it.
+  Tensor x = leaf({1, 2});
+  std::vector<Tensor> seen;
+  uint64_t id = x.register_post_accumulate_grad_hook([&](const Tensor& t) {
+    EXPECT_TRUE(t.is_same(x));
+    seen.push_back(t.grad().clone());
+  });
+  (x * x + x).sum().backward();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_TRUE(close(seen[0], T({3, 5}, kFloat64)));
+  (x * 2).sum().backward();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_TRUE(close(seen[1], T({5, 7}, kFloat64)));  // accumulated before the hook ran
+  autograd::grad({(x * x).sum()}, {x});
+  EXPECT_EQ(seen.size(), 2u);
+  x.remove_post_accumulate_grad_hook(id);
+  x.remove_post_accumulate_grad_hook(id);  // twice is fine
+  (x * 2).sum().backward();
+  EXPECT_EQ(seen.size(), 2u);
+  EXPECT_THROW(T({1.0}).register_post_accumulate_grad_hook([](const Tensor&) {}), AutogradError);
+  EXPECT_THROW((x * 2).register_post_accumulate_grad_hook([](const Tensor&) {}), AutogradError);
+}
+
+TEST(Autograd, QueuedCallbackRunsAfterEveryGradient) {
+  Tensor a = leaf({1}), b = leaf({2});
+  int calls = 0;
+  auto hook = [&](const Tensor&) {
+    autograd::queue_callback([&] {
+      ++calls;
+      EXPECT_TRUE(a.grad().defined() && b.grad().defined());  // the whole backward is done
+      if (calls == 1) autograd::queue_callback([&] { calls += 10; });
+    });
+  };
+  a.register_post_accumulate_grad_hook(hook);
+  (a * b).sum().backward();
+  EXPECT_EQ(calls, 11);
+  EXPECT_THROW(autograd::queue_callback([] {}), AutogradError);
+}

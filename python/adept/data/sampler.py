@@ -137,11 +137,17 @@ class BatchSampler(Sampler):
 class DistributedSampler(_CppSampler):
     """The share of process ``rank`` among ``num_replicas``: the (shuffled with ``seed + epoch``)
     indices padded by repetition to a multiple of ``num_replicas`` (or cut, with ``drop_last``),
-    then every ``num_replicas``-th from ``rank``. Call ``set_epoch`` before each epoch."""
+    then every ``num_replicas``-th from ``rank``. Call ``set_epoch`` before each epoch. ``num_replicas``
+    and ``rank`` default to the world size and rank of adept.distributed's process group."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available: pass num_replicas and rank")
+            from .. import distributed as dist
+            if not dist.is_initialized():
+                raise RuntimeError("Requires distributed package to be available: call "
+                                   "adept.distributed.init_process_group() or pass num_replicas and rank")
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError("Invalid rank {}, rank should be in the interval [0, {}]".format(rank, num_replicas - 1))
         self.dataset = dataset

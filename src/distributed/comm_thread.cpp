@@ -1,0 +1,229 @@
+// The communication thread: MPI initialisation and finalisation, the queue of collectives, arrival
+// notices, deadlines and aborts (see comm_thread.h).
+#include "distributed/comm_thread.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "adept/errors.h"
+
+namespace adept::distributed::detail {
+namespace {
+
+std::string mpi_error(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return fmt::format("MPI error {}", code);
+  return std::string(text, len);
+}
+
+// An arrival notice: the collective a rank has started.
+using Notice = std::array<int64_t, 4>;  // sequence number, op hash, element count, dtype code
+constexpr int kArrivalTag = 7;
+
+int64_t op_code(const std::string& op) { return static_cast<int64_t>(std::hash<std::string>{}(op) & 0x7fffffff); }
+
+}  // namespace
+
+CommThread::CommThread(std::chrono::milliseconds timeout) : timeout_(timeout) {
+  thread_ = std::thread([this] { run(); });
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [this] { return ready_; });
+  if (init_error_) {
+    lock.unlock();
+    thread_.join();
+    std::rethrow_exception(init_error_);
+  }
+}
+
+CommThread::~CommThread() { stop(); }
+
+void CommThread::init() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) throw ValueError("init_process_group: MPI is already initialised in this process");
+  int provided = 0;
+  // FUNNELED: this thread, which calls MPI_Init_thread, is the only one that calls MPI.
+  int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  if (rc != MPI_SUCCESS) throw Error(fmt::format("init_process_group: MPI_Init_thread failed: {}", mpi_error(rc)));
+  if (provided < MPI_THREAD_FUNNELED) {
+    MPI_Finalize();
+    throw Error(fmt::format("init_process_group: MPI provides thread level {} (FUNNELED needed)", provided));
+  }
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  MPI_Comm_dup(MPI_COMM_WORLD, &arrival_);
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &world_size_);
+  if (const char* env = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) {
+    local_rank_ = std::atoi(env);
+  } else {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank_);
+    MPI_Comm_free(&node);
+  }
+}
+
+void CommThread::run() {
+  try {
+    init();
+  } catch (...) {
+    std::lock_guard lock(mu_);
+    init_error_ = std::current_exception();
+    ready_ = true;
+    cv_.notify_all();
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    ready_ = true;
+  }
+  cv_.notify_all();
+  for (;;) {
+    std::shared_ptr<Collective> c;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || abort_code_ >= 0 || !queue_.empty(); });
+      if (abort_code_ >= 0) abort_now(abort_code_, abort_message_);
+      if (queue_.empty()) break;  // stopping, and nothing left
+      c = queue_.front();
+      queue_.pop_front();
+    }
+    execute(*c);
+    {
+      std::lock_guard lock(c->mu);
+      c->done = true;
+    }
+    c->cv.notify_all();
+  }
+  MPI_Comm_free(&arrival_);
+  MPI_Comm_free(&comm_);
+  MPI_Finalize();
+}
+
+void CommThread::execute(Collective& c) {
+  const int n = world_size_;
+  // Tell every other rank which collective this is, and listen for theirs.
+  const Notice mine{static_cast<int64_t>(c.seq), op_code(c.op), c.count, c.dtype_code};
+  std::vector<Notice> theirs(n);
+  std::vector<MPI_Request> notices;  // receives first (index = peer order), then sends
+  std::vector<int> peer_of;
+  for (int r = 0; r < n; ++r) {
+    if (r == rank_) continue;
+    notices.emplace_back();
+    peer_of.push_back(r);
+    MPI_Irecv(theirs[r].data(), 4, MPI_INT64_T, r, kArrivalTag, arrival_, &notices.back());
+  }
+  const size_t n_recv = notices.size();
+  for (int r = 0; r < n; ++r) {
+    if (r == rank_) continue;
+    notices.emplace_back();
+    MPI_Isend(mine.data(), 4, MPI_INT64_T, r, kArrivalTag, arrival_, &notices.back());
+  }
+  std::vector<bool> arrived(n, false);
+  arrived[rank_] = true;
+
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = c.start(comm_, &request);
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  int spins = 0;
+  bool finished = rc != MPI_SUCCESS;
+  while (!finished) {
+    int flag = 0;
+    rc = MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || flag) break;
+    // Arrival notices: mark who started, and catch a different collective at the same step.
+    for (size_t i = 0; i < n_recv; ++i) {
+      const int r = peer_of[i];
+      if (arrived[r]) continue;
+      int got = 0;
+      MPI_Test(&notices[i], &got, MPI_STATUS_IGNORE);
+      if (!got) continue;
+      arrived[r] = true;
+      const Notice& t = theirs[r];
+      if (t[1] != mine[1] || t[2] != mine[2] || t[3] != mine[3]) {
+        abort_now(1, fmt::format(
+            "adept.distributed: rank {}: collective #{} is {} ({}, {} elements) here, but rank {} started a "
+            "different collective #{} ({} elements{}): every rank must call the same collectives in the same "
+            "order with the same sizes. Aborting the job.\n",
+            rank_, c.seq, c.op, c.detail, c.count, r, t[0], t[2],
+            t[1] != mine[1] ? ", another op" : (t[3] != mine[3] ? ", another dtype" : "")));
+      }
+    }
+    if (std::chrono::steady_clock::now() > deadline) timed_out(c, arrived);
+    {
+      std::lock_guard lock(mu_);
+      if (abort_code_ >= 0) abort_now(abort_code_, abort_message_);
+    }
+    // Spin briefly for latency, then back off so the computing threads keep the cores.
+    if (++spins < 200) std::this_thread::yield(); else std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  // Every rank has finished the collective, so every notice was sent: collect the rest.
+  MPI_Waitall(static_cast<int>(notices.size()), notices.data(), MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    c.error = std::make_exception_ptr(
+        Error(fmt::format("{} #{} ({}) failed on rank {}: {}", c.op, c.seq, c.detail, rank_, mpi_error(rc))));
+  }
+}
+
+void CommThread::timed_out(const Collective& c, const std::vector<bool>& arrived) {
+  std::vector<int> missing;
+  for (int r = 0; r < world_size_; ++r) if (!arrived[r]) missing.push_back(r);
+  std::string who = missing.empty()
+                        ? "every rank started it, so one of them is stuck inside it or mismatched it"
+                        : fmt::format("rank{} {} did not arrive", missing.size() > 1 ? "s" : "",
+                                      fmt::join(missing, ", "));
+  abort_now(1, fmt::format(
+      "adept.distributed: rank {}: collective {} #{} ({}) did not finish within the timeout of {:.1f} s: {}. "
+      "Aborting the job.\n",
+      rank_, c.op, c.seq, c.detail, timeout_.count() / 1000.0, who));
+}
+
+void CommThread::abort_now(int code, const std::string& message) {
+  std::fputs(message.c_str(), stderr);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; in case it does
+}
+
+void CommThread::submit(const std::shared_ptr<Collective>& c) {
+  {
+    std::lock_guard lock(mu_);
+    ADEPT_CHECK(!stopping_, ValueError, "{}: the process group has been destroyed", c->op);
+    c->seq = next_seq_++;
+    queue_.push_back(c);
+  }
+  cv_.notify_all();
+}
+
+void CommThread::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void CommThread::abort(int code, const std::string& message) {
+  {
+    std::lock_guard lock(mu_);
+    abort_message_ = message;
+    abort_code_ = code;
+  }
+  cv_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  // The thread ends the process; reached only when it had already stopped.
+  std::fputs(message.c_str(), stderr);
+  std::_Exit(code);
+}
+
+}  // namespace adept::distributed::detail
