@@ -3,8 +3,8 @@
 # its siblings through $ORIGIN-relative RPATHs, so the installed package works wherever it lands:
 #   adept/**/*.py                 the pure-Python sources, copied from python/adept/
 #   adept/_C.<abi>.so             the extension                          (RPATH $ORIGIN/lib)
-#   adept/_distributed.<abi>.so   process groups over Open MPI (libmpi from the system)
-#   adept/lib/libadept*.so        the core, vision, YOLO, ONNX and distributed libraries (RPATH $ORIGIN)
+#   adept/lib/libadept*.so        the core, vision, YOLO and ONNX libraries, and the Open MPI plugin
+#                                 libadept_mpi.so (libmpi from the system)  (RPATH $ORIGIN)
 #   adept/bin/adept               the command-line tool, run by the `adept` console script and
 #                                 `python -m adept` (python/adept/_cli.py)  (RPATH $ORIGIN/../lib)
 # libadept.so keeps the OpenMP build of OpenBLAS's folder in its RPATH, as in the build tree: the
@@ -14,12 +14,12 @@ if(NOT TARGET adept_python OR NOT TARGET adept_cli)
 endif()
 get_filename_component(ADEPT_OPENBLAS_DIR ${OPENBLAS_LIB} DIRECTORY)
 set_target_properties(adept PROPERTIES INSTALL_RPATH "$ORIGIN;${ADEPT_OPENBLAS_DIR}")
-set_target_properties(adept_vision adept_yolo adept_onnx adept_distributed PROPERTIES INSTALL_RPATH "$ORIGIN")
+set_target_properties(adept_vision adept_yolo adept_onnx adept_mpi PROPERTIES INSTALL_RPATH "$ORIGIN")
 set_target_properties(adept_python PROPERTIES INSTALL_RPATH "$ORIGIN/lib")
 set_target_properties(adept_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
 
-install(TARGETS adept adept_vision adept_yolo adept_onnx adept_distributed LIBRARY DESTINATION adept/lib)
-install(TARGETS adept_python adept_python_distributed LIBRARY DESTINATION adept)
+install(TARGETS adept adept_vision adept_yolo adept_onnx adept_mpi LIBRARY DESTINATION adept/lib)
+install(TARGETS adept_python LIBRARY DESTINATION adept)
 install(TARGETS adept_cli RUNTIME DESTINATION adept/bin)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/adept/ DESTINATION adept
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)

@@ -10,6 +10,7 @@ PACKAGES=(
   libopencv-core-dev libopencv-imgproc-dev libjpeg62-turbo-dev libpng-dev libyaml-cpp-dev libspdlog-dev libcli11-dev
   pybind11-dev python3-dev python3-venv
   libonnx-dev libprotobuf-dev protobuf-compiler
+  libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev
   libplplot-dev plplot-driver-cairo
   libgtest-dev libgmock-dev libbenchmark-dev

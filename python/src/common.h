@@ -77,6 +77,7 @@ void init_models(py::module_& m);   // model zoo: YOLO11 (after init_nn_module: 
 void init_models_loss(py::module_& m);  // YOLO11 detection loss (after init_models: _models)
 void init_models_metrics(py::module_& m);  // NMS, box_iou, scale_boxes, DetectionMetrics (after init_models)
 void init_models_engine(py::module_& m);  // YOLO11 train/val/predict, LoadedModel (after init_models)
+void init_distributed(py::module_& m);
 void init_onnx(py::module_& m);  // ONNX import (after init_nn_module: Module base; after init_errors)
 
 /// Binds `f` both as the module function `adept.name(input, ...)` and the method `Tensor.name(...)`.

@@ -34,4 +34,5 @@ PYBIND11_MODULE(_C, m) {
   init_models_metrics(m);
   init_models_engine(m);
   init_onnx(m);
+  init_distributed(m);
 }

@@ -1,5 +1,5 @@
 // The default process group: argument checks, staging of tensors through contiguous host buffers in
-// MPI's element types, and the collectives queued on the communication thread (comm_thread.h).
+// the backend's element types, and the collectives queued on the backend (backend.h).
 #include <climits>
 #include <cstdlib>
 #include <mutex>
@@ -7,19 +7,21 @@
 #include "adept/autograd.h"
 #include "adept/distributed.h"
 #include "adept/ops.h"
-#include "distributed/comm_thread.h"
+#include "distributed/backend.h"
 
 namespace adept::distributed {
 namespace {
 
-using detail::Collective;
-using detail::CommThread;
+using detail::Backend;
+using detail::Kind;
+using detail::Task;
 
 std::mutex g_mu;
-std::unique_ptr<CommThread> g_comm;  // destroyed at exit: finishes the queue and finalises MPI
+std::unique_ptr<Backend> g_comm;  // destroyed at exit: finishes the queue and finalises MPI
 bool g_was_initialized = false;
+std::chrono::milliseconds g_timeout{0};
 
-CommThread& group(const char* op) {
+Backend& group(const char* op) {
   std::lock_guard lock(g_mu);
   ADEPT_CHECK(g_comm != nullptr, ValueError,
               "{}: Default process group has not been initialized, please make sure to call init_process_group.",
@@ -30,40 +32,11 @@ CommThread& group(const char* op) {
 // float16 / bfloat16 travel as float32 (MPI has no half types; the sum is also more accurate).
 Dtype wire_dtype(Dtype d) { return d == kFloat16 || d == kBFloat16 ? kFloat32 : d; }
 
-MPI_Datatype mpi_type(Dtype d) {
-  switch (d) {
-    case kBool: return MPI_C_BOOL;
-    case kUInt8: return MPI_UINT8_T;
-    case kInt32: return MPI_INT32_T;
-    case kInt64: return MPI_INT64_T;
-    case kFloat32: return MPI_FLOAT;
-    case kFloat64: return MPI_DOUBLE;
-    default: break;
-  }
-  throw DtypeError(fmt::format("adept.distributed: no MPI type for {}", dtype_name(d)));
-}
-
-MPI_Op mpi_op(ReduceOp op, Dtype wire, const char* name) {
+void check_op(ReduceOp op, Dtype wire, const char* name) {
   if (op == ReduceOp::AVG) {
     ADEPT_CHECK(is_floating_point(wire), ValueError,
                 "{}: ReduceOp.AVG needs a floating-point tensor, got {}", name, dtype_name(wire));
   }
-  if (wire == kBool) {
-    return op == ReduceOp::SUM || op == ReduceOp::MAX ? MPI_LOR : MPI_LAND;
-  }
-  switch (op) {
-    case ReduceOp::SUM:
-    case ReduceOp::AVG: return MPI_SUM;
-    case ReduceOp::PRODUCT: return MPI_PROD;
-    case ReduceOp::MIN: return MPI_MIN;
-    case ReduceOp::MAX: return MPI_MAX;
-  }
-  return MPI_SUM;
-}
-
-int as_count(int64_t n, const char* op) {
-  ADEPT_CHECK(n <= INT_MAX, ValueError, "{}: {} elements per rank is more than MPI's limit of {}", op, n, INT_MAX);
-  return static_cast<int>(n);
 }
 
 std::string describe(const Tensor& t) {
@@ -88,14 +61,9 @@ void unstage(Tensor& user, const Tensor& host) {
 
 class WorkImpl : public Work {
  public:
-  WorkImpl(std::shared_ptr<Collective> c, std::function<void()> finish)
-      : c_(std::move(c)), finish_(std::move(finish)) {}
+  WorkImpl(std::shared_ptr<Task> t, std::function<void()> finish) : t_(std::move(t)), finish_(std::move(finish)) {}
   void wait() override {
-    {
-      std::unique_lock lock(c_->mu);
-      c_->cv.wait(lock, [this] { return c_->done; });
-    }
-    if (c_->error) std::rethrow_exception(c_->error);
+    t_->wait();
     if (finish_) {
       auto f = std::move(finish_);
       finish_ = nullptr;
@@ -103,28 +71,29 @@ class WorkImpl : public Work {
       f();
     }
   }
-  bool is_completed() const override {
-    std::lock_guard lock(c_->mu);
-    return c_->done;
-  }
+  bool is_completed() const override { return t_->is_done(); }
 
  private:
-  std::shared_ptr<Collective> c_;
+  std::shared_ptr<Task> t_;
   std::function<void()> finish_;
 };
 
-std::shared_ptr<Work> launch(const char* op, std::string detail, int64_t count, Dtype wire,
-                             std::function<int(MPI_Comm, MPI_Request*)> start, std::function<void()> finish,
-                             bool async_op) {
-  CommThread& comm = group(op);
-  auto c = std::make_shared<Collective>();
-  c->op = op;
-  c->detail = std::move(detail);
-  c->count = count;
-  c->dtype_code = static_cast<int>(wire);
-  c->start = std::move(start);
-  auto work = std::make_shared<WorkImpl>(c, std::move(finish));
-  comm.submit(c);
+std::shared_ptr<Work> launch(const char* name, Kind kind, std::string detail, int64_t count, Tensor in, Tensor out,
+                             ReduceOp op, int root, std::function<void()> finish, bool async_op) {
+  Backend& comm = group(name);
+  ADEPT_CHECK(count <= INT_MAX, ValueError, "{}: {} elements per rank is more than MPI's limit of {}", name, count,
+              INT_MAX);
+  auto t = std::make_shared<Task>();
+  t->kind = kind;
+  t->name = name;
+  t->detail = std::move(detail);
+  t->count = count;
+  t->in = std::move(in);
+  t->out = std::move(out);
+  t->op = op;
+  t->root = root;
+  auto work = std::make_shared<WorkImpl>(t, std::move(finish));
+  comm.submit(t);
   if (async_op) return work;
   work->wait();
   return nullptr;
@@ -162,7 +131,13 @@ void init_process_group(const std::string& backend, std::chrono::milliseconds ti
   ADEPT_CHECK(!g_was_initialized, ValueError,
               "init_process_group: the default process group was destroyed, and MPI cannot be initialised twice "
               "in one process");
-  g_comm = std::make_unique<CommThread>(timeout);
+  std::string why;
+  detail::BackendFactory make = detail::load_backend(backend, &why);
+  ADEPT_CHECK(make != nullptr, Error,
+              "init_process_group: the '{}' backend cannot be loaded ({}); Adept's process groups need Open MPI "
+              "(Debian: libopenmpi3, from scripts/setup.sh)", backend, why);
+  g_comm = make(timeout);
+  g_timeout = timeout;
   g_was_initialized = true;
 }
 
@@ -171,10 +146,10 @@ bool is_initialized() {
   return g_comm != nullptr;
 }
 
-bool is_mpi_available() { return true; }
+bool is_mpi_available() { return detail::load_backend("mpi", nullptr) != nullptr; }
 
 void destroy_process_group() {
-  std::unique_ptr<CommThread> comm;
+  std::unique_ptr<Backend> comm;
   {
     std::lock_guard lock(g_mu);
     comm = std::move(g_comm);
@@ -183,7 +158,7 @@ void destroy_process_group() {
 }
 
 void abort(int code, const std::string& message) {
-  CommThread* comm = nullptr;
+  Backend* comm = nullptr;
   {
     std::lock_guard lock(g_mu);
     comm = g_comm.get();
@@ -198,44 +173,35 @@ void abort(int code, const std::string& message) {
 int get_rank() { return group("get_rank").rank(); }
 int get_world_size() { return group("get_world_size").world_size(); }
 int get_node_local_rank() { return group("get_node_local_rank").local_rank(); }
-std::chrono::milliseconds get_timeout() { return group("get_timeout").timeout(); }
+std::chrono::milliseconds get_timeout() {
+  group("get_timeout");
+  return g_timeout;
+}
 
 std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, bool async_op) {
   const char* name = "all_reduce";
   ADEPT_CHECK(tensor.defined(), ValueError, "{}: the tensor is undefined", name);
   const int world = group(name).world_size();
-  const Dtype wire = wire_dtype(tensor.dtype());
-  MPI_Datatype type = mpi_type(wire);
-  MPI_Op mop = mpi_op(op, wire, name);
-  const int n = as_count(tensor.numel(), name);
+  check_op(op, wire_dtype(tensor.dtype()), name);
   Tensor host = stage(tensor, true);
-  Tensor user = tensor;
-  auto start = [host, n, type, mop](MPI_Comm comm, MPI_Request* req) {
-    return MPI_Iallreduce(MPI_IN_PLACE, host.data_ptr(), n, type, mop, comm, req);
-  };
-  auto finish = [user, host, op, world]() mutable {
+  auto finish = [user = tensor, host, op, world]() mutable {
     if (op == ReduceOp::AVG) host.div_(world);
     unstage(user, host);
   };
-  return launch(name, fmt::format("{}, {}", reduce_op_name(op), describe(tensor)), n, wire, start, finish, async_op);
+  return launch(name, Kind::AllReduce, fmt::format("{}, {}", reduce_op_name(op), describe(tensor)), tensor.numel(),
+                host, host, op == ReduceOp::AVG ? ReduceOp::SUM : op, 0, finish, async_op);
 }
 
 std::shared_ptr<Work> broadcast(Tensor& tensor, int src, bool async_op) {
   const char* name = "broadcast";
   ADEPT_CHECK(tensor.defined(), ValueError, "{}: the tensor is undefined", name);
-  CommThread& comm = group(name);
+  Backend& comm = group(name);
   ADEPT_CHECK(src >= 0 && src < comm.world_size(), ValueError, "{}: src {} is not a rank of a group of {}", name, src,
               comm.world_size());
-  const Dtype wire = wire_dtype(tensor.dtype());
-  MPI_Datatype type = mpi_type(wire);
-  const int n = as_count(tensor.numel(), name);
   Tensor host = stage(tensor, comm.rank() == src);
-  Tensor user = tensor;
-  auto start = [host, n, type, src](MPI_Comm c, MPI_Request* req) {
-    return MPI_Ibcast(host.data_ptr(), n, type, src, c, req);
-  };
-  auto finish = [user, host]() mutable { unstage(user, host); };
-  return launch(name, fmt::format("src {}, {}", src, describe(tensor)), n, wire, start, finish, async_op);
+  auto finish = [user = tensor, host]() mutable { unstage(user, host); };
+  return launch(name, Kind::Broadcast, fmt::format("src {}, {}", src, describe(tensor)), tensor.numel(), host, host,
+                ReduceOp::SUM, src, finish, async_op);
 }
 
 std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input, bool async_op) {
@@ -245,21 +211,15 @@ std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& inp
   ADEPT_CHECK(static_cast<int>(outputs.size()) == world, ValueError,
               "{}: got {} output tensors for a group of {} ranks", name, outputs.size(), world);
   for (size_t i = 0; i < outputs.size(); ++i) check_same(outputs[i], input, name, "outputs", i);
-  const Dtype wire = wire_dtype(input.dtype());
-  MPI_Datatype type = mpi_type(wire);
-  const int n = as_count(input.numel(), name);
+  const int64_t n = input.numel();
   Tensor in = stage(input, true);
-  Tensor out = empty({static_cast<int64_t>(world) * n}, TensorOptions(wire));
-  auto start = [in, out, n, type](MPI_Comm c, MPI_Request* req) {
-    return MPI_Iallgather(in.data_ptr(), n, type, out.data_ptr(), n, type, c, req);
-  };
-  std::vector<Tensor> users = outputs;
-  auto finish = [users, out, n]() mutable {
+  Tensor out = empty({world * n}, TensorOptions(in.dtype()));
+  auto finish = [users = outputs, out, n]() mutable {
     for (size_t r = 0; r < users.size(); ++r) {
       users[r].copy_(out.narrow(0, static_cast<int64_t>(r) * n, n).view(users[r].sizes()));
     }
   };
-  return launch(name, describe(input), n, wire, start, finish, async_op);
+  return launch(name, Kind::AllGather, describe(input), n, in, out, ReduceOp::SUM, 0, finish, async_op);
 }
 
 std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input, bool async_op) {
@@ -269,17 +229,10 @@ std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input
   ADEPT_CHECK(output.numel() == world * input.numel() && output.dtype() == input.dtype(), ValueError,
               "{}: output is {}, expected {} times the elements of the input ({}) in its dtype", name,
               describe(output), world, describe(input));
-  const Dtype wire = wire_dtype(input.dtype());
-  MPI_Datatype type = mpi_type(wire);
-  const int n = as_count(input.numel(), name);
   Tensor in = stage(input, true);
   Tensor out = stage(output, false);
-  auto start = [in, out, n, type](MPI_Comm c, MPI_Request* req) {
-    return MPI_Iallgather(in.data_ptr(), n, type, out.data_ptr(), n, type, c, req);
-  };
-  Tensor user = output;
-  auto finish = [user, out]() mutable { unstage(user, out); };
-  return launch(name, describe(input), n, wire, start, finish, async_op);
+  auto finish = [user = output, out]() mutable { unstage(user, out); };
+  return launch(name, Kind::AllGather, describe(input), input.numel(), in, out, ReduceOp::SUM, 0, finish, async_op);
 }
 
 namespace {
@@ -287,20 +240,14 @@ namespace {
 std::shared_ptr<Work> reduce_scatter_flat(const char* name, Tensor& output, Tensor in, ReduceOp op, bool async_op,
                                           const std::string& detail) {
   const int world = group(name).world_size();
-  const Dtype wire = wire_dtype(output.dtype());
-  MPI_Datatype type = mpi_type(wire);
-  MPI_Op mop = mpi_op(op, wire, name);
-  const int n = as_count(output.numel(), name);
+  check_op(op, wire_dtype(output.dtype()), name);
   Tensor out = stage(output, false);
-  auto start = [in, out, n, type, mop](MPI_Comm c, MPI_Request* req) {
-    return MPI_Ireduce_scatter_block(in.data_ptr(), out.data_ptr(), n, type, mop, c, req);
-  };
-  Tensor user = output;
-  auto finish = [user, out, op, world]() mutable {
+  auto finish = [user = output, out, op, world]() mutable {
     if (op == ReduceOp::AVG) out.div_(world);
     unstage(user, out);
   };
-  return launch(name, fmt::format("{}, {}", reduce_op_name(op), detail), n, wire, start, finish, async_op);
+  return launch(name, Kind::ReduceScatter, fmt::format("{}, {}", reduce_op_name(op), detail), output.numel(), in, out,
+                op == ReduceOp::AVG ? ReduceOp::SUM : op, 0, finish, async_op);
 }
 
 }  // namespace
@@ -312,10 +259,11 @@ std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& 
   ADEPT_CHECK(static_cast<int>(inputs.size()) == world, ValueError,
               "{}: got {} input tensors for a group of {} ranks", name, inputs.size(), world);
   for (size_t i = 0; i < inputs.size(); ++i) check_same(inputs[i], output, name, "inputs", i);
-  const Dtype wire = wire_dtype(output.dtype());
-  Tensor in = empty({world, output.numel()}, TensorOptions(wire));
-  NoGradGuard no_grad;
-  for (int r = 0; r < world; ++r) in.select(0, r).copy_(inputs[r].reshape({-1}));
+  Tensor in = empty({world, output.numel()}, TensorOptions(wire_dtype(output.dtype())));
+  {
+    NoGradGuard no_grad;
+    for (int r = 0; r < world; ++r) in.select(0, r).copy_(inputs[r].reshape({-1}));
+  }
   return reduce_scatter_flat(name, output, in, op, async_op, describe(output));
 }
 
@@ -330,8 +278,7 @@ std::shared_ptr<Work> reduce_scatter_tensor(Tensor& output, const Tensor& input,
 }
 
 std::shared_ptr<Work> barrier(bool async_op) {
-  return launch("barrier", "", 0, kBool, [](MPI_Comm c, MPI_Request* req) { return MPI_Ibarrier(c, req); }, nullptr,
-                async_op);
+  return launch("barrier", Kind::Barrier, "", 0, Tensor(), Tensor(), ReduceOp::SUM, 0, nullptr, async_op);
 }
 
 }  // namespace adept::distributed

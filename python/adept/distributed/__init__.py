@@ -21,39 +21,27 @@ __all__ = [
     "DistributedSampler", "DistributedDataParallel", "SyncBatchNorm",
 ]
 
-try:
-    from .. import _distributed as _D
-    _IMPORT_ERROR = None
-except ImportError as e:  # Adept built or installed without Open MPI's runtime
-    _D = None
-    _IMPORT_ERROR = e
+from .. import _C
+
+_D = _C._distributed
 
 from ..utils.data import DistributedSampler  # noqa: E402,F401
 
 
 def is_available():
-    """True when Adept's process groups can run here (the Open MPI library loads)."""
-    return _D is not None
+    """True when Adept's process groups can run here (its Open MPI plugin, libadept_mpi.so, loads)."""
+    return _D.is_mpi_available()
 
 
 is_mpi_available = is_available
 
 
 def _lib():
-    if _D is None:
-        raise RuntimeError(f"adept.distributed is not available: the Open MPI library did not load ({_IMPORT_ERROR})")
     return _D
 
 
-class _ReduceOpProxy:
-    """Lazy access to ReduceOp so that importing adept.distributed never needs libmpi."""
-
-    def __getattr__(self, name):
-        return getattr(_lib().ReduceOp, name)
-
-
-ReduceOp = _lib().ReduceOp if _D is not None else _ReduceOpProxy()
-Work = _D.Work if _D is not None else None
+ReduceOp = _D.ReduceOp
+Work = _D.Work
 
 
 def _check_group(group, op):
@@ -109,14 +97,13 @@ def init_process_group(backend="mpi", init_method=None, timeout=None, world_size
 
 def is_initialized():
     """True between init_process_group and destroy_process_group."""
-    return _D is not None and _D.is_initialized()
+    return _D.is_initialized()
 
 
 def destroy_process_group(group=None):
     """Finishes queued collectives and finalises MPI. Every rank must call it; MPI cannot start again."""
     _check_group(group, "destroy_process_group")
-    if _D is not None:
-        _D.destroy_process_group()
+    _D.destroy_process_group()
 
 
 def get_rank(group=None):

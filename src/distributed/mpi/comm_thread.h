@@ -1,4 +1,4 @@
-// The communication thread of a process group: the one thread that calls MPI. Collectives are queued
+// The "mpi" backend of adept::distributed (libadept_mpi.so): the one thread that calls MPI. Collectives are queued
 // by the caller's thread and run in order; each is a non-blocking MPI collective polled to completion
 // against a deadline. Next to it, every rank tells every other one which collective it has started
 // (sequence number, op, element count and type, on a duplicate communicator), so that a timeout names
@@ -19,49 +19,35 @@
 #include <thread>
 #include <vector>
 
+#include "distributed/backend.h"
+
 namespace adept::distributed::detail {
 
-/// One queued collective. `start` runs on the communication thread and posts the non-blocking MPI call
-/// into `request`; `done` is set (under `mu`) once it has finished, with `error` on failure.
-struct Collective {
-  std::string op;      ///< torch's name: "all_reduce", "broadcast", ...
-  std::string detail;  ///< what it reduces, for messages: "sum, float32 [1024]"
-  int64_t count = 0;   ///< elements per rank, compared across ranks
-  int dtype_code = 0;  ///< element type, compared across ranks
-  std::function<int(MPI_Comm comm, MPI_Request* request)> start;  ///< returns an MPI error code
-  uint64_t seq = 0;    ///< set when queued: 1, 2, ... per process group
-
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  std::exception_ptr error;
-};
-
-class CommThread {
+/// The "mpi" backend (backend.h): a thread that owns MPI and runs the queued tasks one at a time.
+class CommThread : public Backend {
  public:
   /// Starts the thread, which initialises MPI; throws the initialisation's error.
   explicit CommThread(std::chrono::milliseconds timeout);
-  ~CommThread();  // stop()
+  ~CommThread() override;  // stop()
   CommThread(const CommThread&) = delete;
   CommThread& operator=(const CommThread&) = delete;
 
-  /// Queues `c` (assigning its sequence number).
-  void submit(const std::shared_ptr<Collective>& c);
+  /// Queues `task` (assigning its sequence number).
+  void submit(const std::shared_ptr<Task>& task) override;
   /// Runs the queue dry, frees the communicators, calls MPI_Finalize and joins the thread.
-  void stop();
+  void stop() override;
   /// MPI_Abort from the communication thread (the only one allowed to call MPI) after printing `message`.
-  [[noreturn]] void abort(int code, const std::string& message);
+  [[noreturn]] void abort(int code, const std::string& message) override;
 
-  int rank() const { return rank_; }
-  int world_size() const { return world_size_; }
-  int local_rank() const { return local_rank_; }
-  std::chrono::milliseconds timeout() const { return timeout_; }
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_size_; }
+  int local_rank() const override { return local_rank_; }
 
  private:
   void run();
   void init();
-  void execute(Collective& c);
-  [[noreturn]] void timed_out(const Collective& c, const std::vector<bool>& arrived);
+  void execute(Task& t);
+  [[noreturn]] void timed_out(const Task& t, const std::vector<bool>& arrived);
   [[noreturn]] void abort_now(int code, const std::string& message);  // on this thread
 
   std::chrono::milliseconds timeout_;
@@ -72,7 +58,7 @@ class CommThread {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::shared_ptr<Collective>> queue_;
+  std::deque<std::shared_ptr<Task>> queue_;
   bool stopping_ = false;
   bool ready_ = false;
   std::exception_ptr init_error_;

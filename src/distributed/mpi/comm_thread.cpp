@@ -1,6 +1,6 @@
 // The communication thread: MPI initialisation and finalisation, the queue of collectives, arrival
 // notices, deadlines and aborts (see comm_thread.h).
-#include "distributed/comm_thread.h"
+#include "distributed/mpi/comm_thread.h"
 
 #include <unistd.h>
 
@@ -28,6 +28,55 @@ using Notice = std::array<int64_t, 4>;  // sequence number, op hash, element cou
 constexpr int kArrivalTag = 7;
 
 int64_t op_code(const std::string& op) { return static_cast<int64_t>(std::hash<std::string>{}(op) & 0x7fffffff); }
+
+MPI_Datatype mpi_type(Dtype d) {
+  switch (d) {
+    case kBool: return MPI_C_BOOL;
+    case kUInt8: return MPI_UINT8_T;
+    case kInt32: return MPI_INT32_T;
+    case kInt64: return MPI_INT64_T;
+    case kFloat32: return MPI_FLOAT;
+    case kFloat64: return MPI_DOUBLE;
+    default: break;
+  }
+  throw DtypeError(fmt::format("adept.distributed: no MPI type for {}", dtype_name(d)));
+}
+
+MPI_Op mpi_op(ReduceOp op, Dtype d) {
+  if (d == kBool) return op == ReduceOp::SUM || op == ReduceOp::MAX ? MPI_LOR : MPI_LAND;
+  switch (op) {
+    case ReduceOp::SUM:
+    case ReduceOp::AVG: return MPI_SUM;
+    case ReduceOp::PRODUCT: return MPI_PROD;
+    case ReduceOp::MIN: return MPI_MIN;
+    case ReduceOp::MAX: return MPI_MAX;
+  }
+  return MPI_SUM;
+}
+
+// Posts the non-blocking MPI call of `t`.
+int start(const Task& t, MPI_Comm comm, MPI_Request* req) {
+  const int n = static_cast<int>(t.count);  // checked against INT_MAX by the caller
+  switch (t.kind) {
+    case Kind::AllReduce:
+      return MPI_Iallreduce(MPI_IN_PLACE, t.out.data_ptr(), n, mpi_type(t.out.dtype()), mpi_op(t.op, t.out.dtype()),
+                            comm, req);
+    case Kind::Broadcast: return MPI_Ibcast(t.out.data_ptr(), n, mpi_type(t.out.dtype()), t.root, comm, req);
+    case Kind::AllGather:
+      return MPI_Iallgather(t.in.data_ptr(), n, mpi_type(t.in.dtype()), t.out.data_ptr(), n, mpi_type(t.out.dtype()),
+                            comm, req);
+    case Kind::ReduceScatter:
+      return MPI_Ireduce_scatter_block(t.in.data_ptr(), t.out.data_ptr(), n, mpi_type(t.out.dtype()),
+                                       mpi_op(t.op, t.out.dtype()), comm, req);
+    case Kind::Barrier: return MPI_Ibarrier(comm, req);
+  }
+  return MPI_ERR_OTHER;
+}
+
+int dtype_code(const Task& t) {
+  const Tensor& b = t.out.defined() ? t.out : t.in;
+  return b.defined() ? static_cast<int>(b.dtype()) : -1;
+}
 
 }  // namespace
 
@@ -87,7 +136,7 @@ void CommThread::run() {
   }
   cv_.notify_all();
   for (;;) {
-    std::shared_ptr<Collective> c;
+    std::shared_ptr<Task> c;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [this] { return stopping_ || abort_code_ >= 0 || !queue_.empty(); });
@@ -97,21 +146,16 @@ void CommThread::run() {
       queue_.pop_front();
     }
     execute(*c);
-    {
-      std::lock_guard lock(c->mu);
-      c->done = true;
-    }
-    c->cv.notify_all();
   }
   MPI_Comm_free(&arrival_);
   MPI_Comm_free(&comm_);
   MPI_Finalize();
 }
 
-void CommThread::execute(Collective& c) {
+void CommThread::execute(Task& c) {
   const int n = world_size_;
   // Tell every other rank which collective this is, and listen for theirs.
-  const Notice mine{static_cast<int64_t>(c.seq), op_code(c.op), c.count, c.dtype_code};
+  const Notice mine{static_cast<int64_t>(c.seq), op_code(c.name), c.count, dtype_code(c)};
   std::vector<Notice> theirs(n);
   std::vector<MPI_Request> notices;  // receives first (index = peer order), then sends
   std::vector<int> peer_of;
@@ -131,7 +175,14 @@ void CommThread::execute(Collective& c) {
   arrived[rank_] = true;
 
   MPI_Request request = MPI_REQUEST_NULL;
-  int rc = c.start(comm_, &request);
+  int rc = MPI_SUCCESS;
+  try {
+    rc = start(c, comm_, &request);
+  } catch (...) {
+    MPI_Waitall(static_cast<int>(notices.size()), notices.data(), MPI_STATUSES_IGNORE);
+    c.complete(std::current_exception());
+    return;
+  }
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   int spins = 0;
   bool finished = rc != MPI_SUCCESS;
@@ -153,7 +204,7 @@ void CommThread::execute(Collective& c) {
             "adept.distributed: rank {}: collective #{} is {} ({}, {} elements) here, but rank {} started a "
             "different collective #{} ({} elements{}): every rank must call the same collectives in the same "
             "order with the same sizes. Aborting the job.\n",
-            rank_, c.seq, c.op, c.detail, c.count, r, t[0], t[2],
+            rank_, c.seq, c.name, c.detail, c.count, r, t[0], t[2],
             t[1] != mine[1] ? ", another op" : (t[3] != mine[3] ? ", another dtype" : "")));
       }
     }
@@ -167,13 +218,12 @@ void CommThread::execute(Collective& c) {
   }
   // Every rank has finished the collective, so every notice was sent: collect the rest.
   MPI_Waitall(static_cast<int>(notices.size()), notices.data(), MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS) {
-    c.error = std::make_exception_ptr(
-        Error(fmt::format("{} #{} ({}) failed on rank {}: {}", c.op, c.seq, c.detail, rank_, mpi_error(rc))));
-  }
+  c.complete(rc == MPI_SUCCESS ? nullptr
+                               : std::make_exception_ptr(Error(fmt::format(
+                                     "{} #{} ({}) failed on rank {}: {}", c.name, c.seq, c.detail, rank_, mpi_error(rc)))));
 }
 
-void CommThread::timed_out(const Collective& c, const std::vector<bool>& arrived) {
+void CommThread::timed_out(const Task& c, const std::vector<bool>& arrived) {
   std::vector<int> missing;
   for (int r = 0; r < world_size_; ++r) if (!arrived[r]) missing.push_back(r);
   std::string who = missing.empty()
@@ -183,7 +233,7 @@ void CommThread::timed_out(const Collective& c, const std::vector<bool>& arrived
   abort_now(1, fmt::format(
       "adept.distributed: rank {}: collective {} #{} ({}) did not finish within the timeout of {:.1f} s: {}. "
       "Aborting the job.\n",
-      rank_, c.op, c.seq, c.detail, timeout_.count() / 1000.0, who));
+      rank_, c.name, c.seq, c.detail, timeout_.count() / 1000.0, who));
 }
 
 void CommThread::abort_now(int code, const std::string& message) {
@@ -193,10 +243,10 @@ void CommThread::abort_now(int code, const std::string& message) {
   std::_Exit(code);  // MPI_Abort does not return; in case it does
 }
 
-void CommThread::submit(const std::shared_ptr<Collective>& c) {
+void CommThread::submit(const std::shared_ptr<Task>& c) {
   {
     std::lock_guard lock(mu_);
-    ADEPT_CHECK(!stopping_, ValueError, "{}: the process group has been destroyed", c->op);
+    ADEPT_CHECK(!stopping_, ValueError, "{}: the process group has been destroyed", c->name);
     c->seq = next_seq_++;
     queue_.push_back(c);
   }
@@ -225,5 +275,14 @@ void CommThread::abort(int code, const std::string& message) {
   std::fputs(message.c_str(), stderr);
   std::_Exit(code);
 }
+
+namespace {
+// Registers "mpi" when adept::distributed opens this plugin (backend.h: load_backend).
+const bool registered = (register_backend("mpi",
+                                          [](std::chrono::milliseconds timeout) -> std::unique_ptr<Backend> {
+                                            return std::make_unique<CommThread>(timeout);
+                                          }),
+                         true);
+}  // namespace
 
 }  // namespace adept::distributed::detail

@@ -1,15 +1,14 @@
-// The extension module `adept._distributed`: process groups over Open MPI (adept/distributed.h). A
-// module of its own, linked against libadept_distributed and so against libmpi, so that `import adept`
-// works on a machine without Open MPI; adept.distributed imports it when first used and reports
-// is_available() false when it cannot load.
+// adept._C._distributed: process groups, the DDP Reducer (adept/distributed.h,
+// adept/distributed/data_parallel.h); the Python API is python/adept/distributed/.
 #include <pybind11/chrono.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
+
+#include "common.h"
 
 #include "adept/distributed.h"
 #include "adept/distributed/data_parallel.h"
 
-namespace py = pybind11;
+namespace adept::python {
+
 namespace dist = adept::distributed;
 
 namespace {
@@ -29,9 +28,9 @@ py::object run(F&& collective) {
 
 }  // namespace
 
-PYBIND11_MODULE(_distributed, m) {
-  m.doc() = "Adept process groups over Open MPI (use adept.distributed)";
-  py::module_::import("adept._C");  // the Tensor type and the error translators
+void init_distributed(py::module_& parent) {
+  py::module_ m = parent.def_submodule("_distributed", "Process groups over Open MPI (use adept.distributed)");
+  m.def("is_mpi_available", &dist::is_mpi_available);
 
   py::enum_<dist::ReduceOp>(m, "ReduceOp", "How all_reduce and reduce_scatter combine tensors (torch.distributed).")
       .value("SUM", dist::ReduceOp::SUM)
@@ -104,3 +103,5 @@ PYBIND11_MODULE(_distributed, m) {
   }, py::arg("tensors"), py::arg("src") = 0);
   m.def("barrier", [](bool async_op) { return run([&] { return dist::barrier(async_op); }); }, py::arg("async_op"));
 }
+
+}  // namespace adept::python
