@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "adept/distributed.h"
 #include "adept/errors.h"
 #include "adept/vulkan.h"
 #include "commands.h"
@@ -48,11 +49,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "adept: error: %s\n", e.what());
 #ifdef ADEPT_WITH_VULKAN
     adept::vulkan_wait_idle();  // no driver exit handlers under work still in flight
 #endif
+    // In a data-parallel run the other ranks may wait for this one in a collective: end them all.
+    if (adept::distributed::is_initialized()) {
+      adept::distributed::abort(1, "adept: error on rank " + std::to_string(adept::distributed::get_rank()) + ": " +
+                                       e.what() + " (aborting every rank of the job)");
+    }
+    std::fprintf(stderr, "adept: error: %s\n", e.what());
     return 1;
   }
+  adept::distributed::destroy_process_group();  // a data-parallel run's ranks finish together
   return 0;
 }

@@ -26,7 +26,7 @@ Conv::Conv(int64_t c1, int64_t c2, int64_t k, int64_t s, int64_t g, int64_t d, b
 Conv::Conv(const char* type_name, int64_t c1, int64_t c2, int64_t k, int64_t s, int64_t g, int64_t d, bool act)
     : nn::Module(type_name) {
   conv = register_module("conv", std::make_shared<nn::Conv2d>(c1, c2, k, s, autopad(k, d), d, g, /*bias=*/false));
-  bn = register_module("bn", std::make_shared<nn::BatchNorm2d>(c2, /*eps=*/1e-3, /*momentum=*/0.03));
+  register_module("bn", std::make_shared<nn::BatchNorm2d>(c2, /*eps=*/1e-3, /*momentum=*/0.03));
   this->act = register_module("act", act ? std::shared_ptr<nn::Module>(std::make_shared<nn::SiLU>())
                                           : std::shared_ptr<nn::Module>(std::make_shared<nn::Identity>()));
 }
@@ -36,7 +36,8 @@ Conv::Conv(const char* type_name, int64_t c1, int64_t c2, int64_t k, int64_t s, 
 // SiLU runs in the convolution's output write (conv2d_silu): one pass over the activation instead of three.
 // Otherwise (training) BN and SiLU run as one fused node (batch_norm_silu), which stores no BN output.
 Tensor Conv::forward(const Tensor& x) {
-  auto* bn2d = dynamic_cast<nn::BatchNorm2d*>(bn.get());
+  const std::shared_ptr<nn::Module> bn = this->bn();
+  auto* bn2d = dynamic_cast<nn::BatchNorm*>(bn.get());
   const bool silu = dynamic_cast<const nn::SiLU*>(act.get()) != nullptr;
   const bool fold = !is_training() && !bn->is_training() && !is_grad_enabled() && bn2d && bn2d->affine &&
                     bn2d->track_running_stats;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "adept/autograd.h"
+#include "adept/distributed.h"
 #include "adept/models/yolo/yolo11.h"
 #include "adept/nn/functional/loss.h"
 #include "adept/ops.h"
@@ -121,7 +122,15 @@ std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& m
     as = assign_unchecked(sigmoid(logits.detach()), pred_bboxes.detach() * stride_t, anchors * stride_t, gt.labels,
                           gt.boxes, gt.mask, topk, alpha, beta);
   }
-  const Tensor score_sum = clamp(as.target_scores.sum(), 1.0, std::nullopt);  // ()
+  Tensor score_sum = as.target_scores.sum();  // ()
+  double world = 1;
+  if (distributed) {  // S over every rank's images (DetectionLoss::distributed)
+    Tensor global = score_sum.detach().to(kFloat64);
+    distributed::all_reduce(global);
+    score_sum = global.to(score_sum.dtype());
+    world = distributed::get_world_size();
+  }
+  score_sum = clamp(score_sum, 1.0, std::nullopt);
 
   const Tensor cls = nn::functional::binary_cross_entropy_with_logits(logits, as.target_scores, class_weights, "sum") /
                      score_sum;
@@ -135,7 +144,7 @@ std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& m
                           .reshape({B, A, 4})
                           .mean({-1});
   const Tensor dfl = (side * weight).sum() / score_sum;
-  const Tensor items_live = stack({box * box_gain, cls * cls_gain, dfl * dfl_gain}, 0);
+  const Tensor items_live = stack({box * box_gain, cls * cls_gain, dfl * dfl_gain}, 0) * world;
   const Tensor total = items_live.sum() * static_cast<double>(B);
   return {total, items_live.detach()};
 }

@@ -44,8 +44,9 @@ elif mode == "kill":
         time.sleep(0.2)
         os.kill(os.getpid(), signal.SIGKILL)
     dist.all_reduce(t)
-elif mode == "exit":
-    # Rank 1 leaves early with sys.exit(3): no exception hook; only the timeout can tell rank 0.
+elif mode == "timeout_exit":
+    # Rank 1 leaves early with sys.exit(3): no exception hook runs, and its exit waits in MPI_Finalize for
+    # rank 0, so only rank 0's timeout ends the job.
     if rank == 1:
         sys.exit(3)
     dist.all_reduce(t)

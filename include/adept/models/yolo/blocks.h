@@ -21,7 +21,9 @@ class Conv : public nn::Module {
  public:
   Conv(int64_t c1, int64_t c2, int64_t k = 1, int64_t s = 1, int64_t g = 1, int64_t d = 1, bool act = true);
   Tensor forward(const Tensor& x) override;
-  std::shared_ptr<nn::Module> conv, bn, act;
+  /// The child "bn" (looked up, so that convert_sync_batchnorm's replacement is used).
+  std::shared_ptr<nn::Module> bn() const { return child("bn"); }
+  std::shared_ptr<nn::Module> conv, act;
 
  protected:
   Conv(const char* type_name, int64_t c1, int64_t c2, int64_t k, int64_t s, int64_t g, int64_t d, bool act);

@@ -39,6 +39,7 @@ struct TrainCheckpoint {
   int64_t best_epoch = -1;
   std::array<double, 3> loss_sum{};  ///< sum of the loss items (box, cls, dfl) over the epoch's finished batches
   int64_t nonfinite_streak = 0;    ///< consecutive skipped steps with a non-finite loss
+  int64_t world_size = 1;          ///< processes of the data-parallel run (mpirun -np N) that wrote it
   uint64_t rng_seed = 0, rng_offset = 0;  ///< the default generator's state
 };
 

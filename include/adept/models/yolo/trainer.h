@@ -59,6 +59,14 @@ struct TrainResult {
 ///  * `resume` (true: the newest weights/last.safetensors under `project`; or a path) continues a
 ///    run from its checkpoint with its options (only `device` and `workers` may be changed):
 ///    the same losses as an uninterrupted run (same machine and thread count).
+///  * data-parallel (`mpirun -np N adept train ...`, or this function in N processes under mpirun):
+///    the process group of adept/distributed.h is joined (started when mpirun gave N > 1 processes);
+///    `batch` is the global batch (Ultralytics'), batch / N images per rank a step from a
+///    DistributedSampler; rank 0's weights and buffers are broadcast, gradients averaged by DDP's
+///    Reducer, the loss normaliser summed over ranks (DetectionLoss::distributed), skipping a batch,
+///    stopping and early stopping agreed by all ranks; rank 0 alone validates, logs and saves; a
+///    checkpoint records N, and another N resumes it only at an epoch boundary (ValueError otherwise);
+///    `device=vulkan` gives each rank the GPU of its node-local rank;
 /// With `model` (not resuming), that model is trained in place instead of loading `model=`: when
 /// its nc differs from the dataset's, a new model of its scale receives its weights where shapes
 /// match and model->model is replaced by it.

@@ -36,9 +36,9 @@ class BatchNorm : public Module {
  protected:
   /// ValueError (as torch) when the input's rank does not fit the layer.
   virtual void check_input_dim(const Tensor& input) const = 0;
-
- private:
-  Tensor forward_impl(const Tensor& input, bool silu);
+  /// forward (silu false) and forward_silu: batch statistics in training, running ones in eval
+  /// (SyncBatchNorm takes its training statistics over all ranks).
+  virtual Tensor forward_impl(const Tensor& input, bool silu);
 };
 
 /// Input (N, C) or (N, C, L); ValueError for other ranks.

@@ -87,6 +87,7 @@ void save_checkpoint(const TrainCheckpoint& c, const std::string& path) {
   m["best_epoch"] = std::to_string(c.best_epoch);
   m["loss_sum"] = nlohmann::json({exact(c.loss_sum[0]), exact(c.loss_sum[1]), exact(c.loss_sum[2])}).dump();
   m["nonfinite_streak"] = std::to_string(c.nonfinite_streak);
+  m["world_size"] = std::to_string(c.world_size);
   m["rng_seed"] = std::to_string(c.rng_seed);
   m["rng_offset"] = std::to_string(c.rng_offset);
   io::save_file(tensors, path, m);
@@ -119,6 +120,7 @@ TrainCheckpoint load_checkpoint(const std::string& path) {
   c.best_fitness = meta_double(m, "best_fitness", path);
   c.best_epoch = meta_int(m, "best_epoch", path);
   c.nonfinite_streak = meta_int(m, "nonfinite_streak", path);
+  c.world_size = m.count("world_size") ? meta_int(m, "world_size", path) : 1;  // older checkpoints: one process
   c.rng_seed = static_cast<uint64_t>(std::stoull(meta(m, "rng_seed", path)));
   c.rng_offset = static_cast<uint64_t>(std::stoull(meta(m, "rng_offset", path)));
 

@@ -16,9 +16,9 @@ std::string format_duration(double seconds) {
   return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
 }
 
-Progress::Progress(std::string desc, int64_t total, int64_t start)
+Progress::Progress(std::string desc, int64_t total, int64_t start, bool quiet)
     : desc_(std::move(desc)), total_(total), start_(start), done_(start), tty_(isatty(STDERR_FILENO) == 1),
-      t0_(std::chrono::steady_clock::now()), last_print_(t0_) {}
+      quiet_(quiet), t0_(std::chrono::steady_clock::now()), last_print_(t0_) {}
 
 std::string Progress::line(int64_t done, const std::string& postfix) const {
   constexpr int kWidth = 20;
@@ -34,6 +34,7 @@ std::string Progress::line(int64_t done, const std::string& postfix) const {
 
 void Progress::update(int64_t done, const std::string& postfix) {
   done_ = done;
+  if (quiet_) return;
   const auto now = std::chrono::steady_clock::now();
   if (tty_) {
     std::fprintf(stderr, "\r%s\033[K", line(done, postfix).c_str());
@@ -47,6 +48,7 @@ void Progress::update(int64_t done, const std::string& postfix) {
 }
 
 void Progress::finish(const std::string& postfix) {
+  if (quiet_) return;
   std::fprintf(stderr, tty_ ? "\r%s\033[K\n" : "%s\n", line(done_, postfix).c_str());
   std::fflush(stderr);
 }

@@ -9,8 +9,9 @@ namespace adept::models::yolo::detail {
 
 class Progress {
  public:
-  /// `desc` prefixes the line; `total` steps; counting starts at `start` (a resumed epoch).
-  Progress(std::string desc, int64_t total, int64_t start = 0);
+  /// `desc` prefixes the line; `total` steps; counting starts at `start` (a resumed epoch). A `quiet`
+  /// bar prints nothing (the ranks other than 0 of a data-parallel run).
+  Progress(std::string desc, int64_t total, int64_t start = 0, bool quiet = false);
   /// Shows `done` of total steps, the bar, `postfix` and the ETA from the rate since construction.
   void update(int64_t done, const std::string& postfix);
   /// Prints the final state and ends the line.
@@ -20,7 +21,7 @@ class Progress {
   std::string line(int64_t done, const std::string& postfix) const;
   std::string desc_;
   int64_t total_, start_, done_ = 0;
-  bool tty_;
+  bool tty_, quiet_;
   std::chrono::steady_clock::time_point t0_, last_print_;
 };
 

@@ -47,11 +47,17 @@ int loader_workers(int64_t workers) {
 }
 
 std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionDataset> dataset, int64_t batch,
-                                              int workers, bool shuffle, uint64_t seed) {
+                                              int workers, bool shuffle, uint64_t seed, int world_size,
+                                              int rank) {
   ADEPT_CHECK(batch >= 1, ValueError, "YOLO option batch must be >= 1, got {}", batch);
   data::DataLoaderOptions o;
   o.batch_size = batch;
-  o.shuffle = shuffle;
+  if (world_size > 1) {
+    o.sampler = std::make_shared<data::DistributedSampler>(static_cast<int64_t>(dataset->size()), world_size, rank,
+                                                            shuffle, seed);
+  } else {
+    o.shuffle = shuffle;
+  }
   o.num_workers = workers;
   o.persistent_workers = workers > 0;
   o.collate_fn = vision::detection_collate;

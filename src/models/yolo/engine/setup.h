@@ -28,9 +28,11 @@ void apply_builtin_defaults(Config& config);
 /// workers < 0.
 int loader_workers(int64_t workers);
 
-/// A loader of detection batches (detection_collate) over `dataset`.
+/// A loader of detection batches (detection_collate) over `dataset`. With `world_size` > 1 it loads
+/// rank `rank`'s share (DistributedSampler, shuffled when `shuffle`; set_epoch reshuffles).
 std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionDataset> dataset, int64_t batch,
-                                              int workers, bool shuffle, uint64_t seed);
+                                              int workers, bool shuffle, uint64_t seed, int world_size = 1,
+                                              int rank = 0);
 
 /// The `device` option as a Device on which YOLO11 runs: off the CPU, a small yolo11n forward pass
 /// is tried there first, so that a backend still lacking one of the model's ops fails before any

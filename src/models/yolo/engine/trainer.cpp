@@ -16,6 +16,8 @@
 #include <spdlog/spdlog.h>
 
 #include "adept/autograd.h"
+#include "adept/distributed.h"
+#include "adept/distributed/data_parallel.h"
 #include "adept/models/yolo/checkpoint.h"
 #include "adept/nn/utils/clip_grad.h"
 #include "adept/ops.h"
@@ -75,6 +77,16 @@ class StopSignalScope {
   }
   ~StopSignalScope() { restore_stop_signals(); }
 };
+
+// ---- Data-parallel runs (`mpirun -np N adept train`, or the Python API under mpirun): every rank trains
+// on its share of each epoch (DistributedSampler) with batch / N images, DDP's Reducer averages the
+// gradients, and rank 0 alone validates, logs, plots and writes checkpoints.
+// The process group: the caller's, or one started here when mpirun launched this process with N > 1.
+void join_process_group() {
+  if (distributed::is_initialized()) return;
+  const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (n && std::atoi(n) > 1) distributed::init_process_group("mpi");
+}
 
 // The checkpoint to resume from: `resume` = true -> the newest weights/last.safetensors under project.
 std::string resume_path(const Config& config) {
@@ -144,6 +156,12 @@ class Trainer {
  public:
   Trainer(const Config& user_config, const TrainCallbacks& callbacks, LoadedModel* model)
       : callbacks_(callbacks), given_(model) {
+    join_process_group();
+    if (distributed::is_initialized()) {
+      world_ = distributed::get_world_size();
+      rank_ = distributed::get_rank();
+    }
+    main_ = rank_ == 0;
     const std::string resume = resume_path(user_config);
     if (!resume.empty()) {
       ckpt_ = load_checkpoint(resume);
@@ -161,6 +179,12 @@ class Trainer {
       ADEPT_CHECK(ckpt_->epoch < config_.integer("epochs"), ValueError,
                   "resume: {} finished its {} epochs; nothing to resume (start a new run with model={})", resume,
                   config_.integer("epochs"), resume);
+      // Another number of processes splits the epoch differently: it can only take over at an epoch's start.
+      ADEPT_CHECK(ckpt_->world_size == world_ || ckpt_->batch == 0, ValueError,
+                  "resume: {} was written by {} process(es) in the middle of epoch {} (batch {}); {} process(es) can "
+                  "resume it only from an epoch boundary: resume with mpirun -np {}, or from a checkpoint saved at the "
+                  "end of an epoch", resume, ckpt_->world_size, ckpt_->epoch + 1, ckpt_->batch, world_,
+                  ckpt_->world_size);
       save_dir_ = fs::path(resume).parent_path().parent_path().string();
       spdlog::info("resuming {} at epoch {}, batch {}", resume, ckpt_->epoch + 1, ckpt_->batch);
     } else {
@@ -187,6 +211,15 @@ class Trainer {
     Tensor targets;  // (N, 6) on the host
     Tensor host_img;  // the images on the host, kept for the batches that are plotted (no device read-back)
   };
+  // Reduces `flags` (this rank's 0/1 values) to their maximum over the ranks: one rank's "stop" or
+  // "skip" is every rank's, so that all of them run the same collectives.
+  std::vector<double> agree(std::vector<double> flags) const {
+    if (world_ == 1) return flags;
+    Tensor t = tensor(flags, kFloat64);
+    distributed::all_reduce(t, distributed::ReduceOp::MAX);
+    const double* v = t.data_ptr<double>();
+    return std::vector<double>(v, v + flags.size());
+  }
   StagedBatch stage(data::Batch& b, bool keep_host) const {
     return {b.at("img").to(device_), b.at("targets"), keep_host ? b.at("img") : Tensor()};
   }
@@ -224,7 +257,11 @@ class Trainer {
   }
 
   TrainCallbacks callbacks_;
-  LoadedModel* given_;  // the caller's model, trained in place (null: load config_ "model")
+  LoadedModel* given_;
+  int world_ = 1, rank_ = 0;  // the data-parallel run's processes and this one's rank
+  bool main_ = true;          // rank 0: validates, logs and saves
+  int64_t local_batch_ = 0;   // images per step on this rank: batch / world
+  std::unique_ptr<distributed::Reducer> reducer_;  // the caller's model, trained in place (null: load config_ "model")
   Config config_;
   std::optional<TrainCheckpoint> ckpt_;
   std::string save_dir_, last_, best_;
@@ -256,6 +293,11 @@ void Trainer::setup() {
   batch_size_ = config_.integer("batch");
   ADEPT_CHECK(epochs_ >= 1, ValueError, "YOLO option epochs must be >= 1, got {}", epochs_);
   ADEPT_CHECK(batch_size_ >= 1, ValueError, "YOLO option batch must be >= 1 (no auto-batch), got {}", batch_size_);
+  // batch is the global batch, as in Ultralytics: each of the N processes takes batch / N images a step.
+  ADEPT_CHECK(batch_size_ % world_ == 0, ValueError,
+              "YOLO option batch={} is the batch of all {} processes together and must be a multiple of their number",
+              batch_size_, world_);
+  local_batch_ = batch_size_ / world_;
   const int64_t imgsz = config_.integer("imgsz");
   ADEPT_CHECK(imgsz >= 32 && imgsz % 32 == 0, ValueError, "YOLO option imgsz must be a multiple of 32 (>= 32), got {}",
               imgsz);
@@ -263,6 +305,14 @@ void Trainer::setup() {
   const int workers = detail::loader_workers(config_.integer("workers"));
   nms_ = detail::nms_options(config_, default_conf(OptionSpec::kTrain), /*multi_label=*/true, "train");
   device_ = detail::yolo_device(config_.str("device"), "train");
+#ifdef ADEPT_WITH_VULKAN
+  // `device=vulkan` in a data-parallel run: each rank takes the GPU of its rank on the node (by the
+  // order of the Vulkan devices, the same in every process), sharing them round-robin when there are fewer.
+  if (world_ > 1 && device_.type == DeviceType::Vulkan && config_.str("device").find(':') == std::string::npos) {
+    const int count = static_cast<int>(vulkan_devices().size());
+    device_ = Device(DeviceType::Vulkan, distributed::get_node_local_rank() % std::max(count, 1));
+  }
+#endif
   data_ = detail::resolve_data(config_.str("data"));
   const int64_t nc = static_cast<int64_t>(data_.names.size());
 
@@ -287,6 +337,13 @@ void Trainer::setup() {
   }
   if (given_ && !ckpt_) given_->names = data_.names;
   model_->to(device_);
+  if (world_ > 1) {
+    // Every rank starts from rank 0's weights and statistics; the Reducer averages each backward's gradients.
+    std::vector<Tensor> state = model_->parameters();
+    for (const Tensor& b : model_->buffers()) state.push_back(b);
+    distributed::broadcast_coalesced(state, 0);
+    reducer_ = std::make_unique<distributed::Reducer>(model_->named_parameters());
+  }
   ema_model_ = std::make_shared<Yolo11>(model_->scale, nc);
   ema_model_->to(device_);
   for (const Tensor& p : model_->parameters())
@@ -305,8 +362,8 @@ void Trainer::setup() {
   val_opt.imgsz = static_cast<int>(imgsz);
   val_set_ = std::make_shared<vision::DetectionDataset>(data_, "val", val_opt);
   const auto seed = static_cast<uint64_t>(config_.integer("seed"));
-  train_loader_ = detail::make_loader(train_set_, batch_size_, workers, true, seed);
-  val_loader_ = detail::make_loader(val_set_, batch_size_ * 2, workers, false, seed);
+  train_loader_ = detail::make_loader(train_set_, local_batch_, workers, true, seed, world_, rank_);
+  val_loader_ = detail::make_loader(val_set_, local_batch_ * 2, workers, false, seed);
   nb_ = train_loader_->size();
   ADEPT_CHECK(nb_ > 0, ValueError, "train: the train split of {} has no images", data_.source);
 
@@ -337,6 +394,7 @@ void Trainer::setup() {
   loss_->cls_gain = config_.number("cls");
   loss_->dfl_gain = config_.number("dfl");
   loss_->class_weights = class_weights(config_, nc);
+  loss_->distributed = world_ > 1;
   if (loss_->class_weights.defined()) loss_->class_weights = loss_->class_weights.to(device_);
   const double warmup_epochs = config_.number("warmup_epochs");
   nw_ = warmup_epochs > 0
@@ -369,19 +427,24 @@ void Trainer::setup() {
     nonfinite_streak_ = ckpt_->nonfinite_streak;
     loss_sum_ = ckpt_->loss_sum;
     default_generator().set_state({ckpt_->rng_seed, ckpt_->rng_offset});
-  } else {
+  } else if (main_) {
     save_dir_ = detail::make_run_dir(config_, "train");
   }
-  fs::create_directories(fs::path(save_dir_) / "weights");
-  last_ = (fs::path(save_dir_) / "weights" / "last.safetensors").string();
-  best_ = (fs::path(save_dir_) / "weights" / "best.safetensors").string();
-  write_args(config_, (fs::path(save_dir_) / "args.yaml").string());
+  if (main_) {
+    fs::create_directories(fs::path(save_dir_) / "weights");
+    last_ = (fs::path(save_dir_) / "weights" / "last.safetensors").string();
+    best_ = (fs::path(save_dir_) / "weights" / "best.safetensors").string();
+    write_args(config_, (fs::path(save_dir_) / "args.yaml").string());
+  }
   const char* precision = amp_ ? ", amp (float16 autocast, loss scaling)"
                           : config_.flag("amp") ? " (float32: amp needs the GPU)" : "";
-  spdlog::info("train: YOLO11{} ({} classes) on {}: {} train / {} val images at imgsz {}, batch {} (accumulate {}), "
+  if (!main_) return;
+  const std::string processes =
+      world_ > 1 ? fmt::format(" over {} processes ({} images each a step)", world_, local_batch_) : "";
+  spdlog::info("train: YOLO11{} ({} classes) on {}: {} train / {} val images at imgsz {}, batch {}{} (accumulate {}), "
                "{} epochs, {} data workers, device {}{}; results in {}",
-               model_->scale, nc, data_.source, train_set_->size(), val_set_->size(), imgsz, batch_size_, accumulate_,
-               epochs_, workers, config_.str("device"), precision, save_dir_);
+               model_->scale, nc, data_.source, train_set_->size(), val_set_->size(), imgsz, batch_size_, processes,
+               accumulate_, epochs_, workers, config_.str("device"), precision, save_dir_);
 }
 
 void Trainer::warmup(int64_t ni, int64_t epoch) {
@@ -458,6 +521,7 @@ TrainCheckpoint Trainer::checkpoint(int64_t epoch, int64_t batch) const {
   c.best_epoch = best_epoch_;
   c.loss_sum = loss_sum_;
   c.nonfinite_streak = nonfinite_streak_;
+  c.world_size = world_;
   const Generator::State s = default_generator().get_state();
   c.rng_seed = s.seed;
   c.rng_offset = s.offset;
@@ -477,11 +541,13 @@ TrainResult Trainer::run() {
   // A resumed run drops the rows written after its checkpoint (epochs and batches are 1-based).
   const std::string results_csv = (fs::path(save_dir_) / "results.csv").string();
   const std::string batches_csv = (fs::path(save_dir_) / "batches.csv").string();
-  CsvLog::keep_rows(results_csv, [&](double e, double) { return e - 1 < static_cast<double>(start_epoch); });
-  CsvLog::keep_rows(batches_csv, [&](double e, double b) {
-    return e - 1 < static_cast<double>(start_epoch) ||
-           (e - 1 == static_cast<double>(start_epoch) && b - 1 < static_cast<double>(start_batch));
-  });
+  if (main_) {
+    CsvLog::keep_rows(results_csv, [&](double e, double) { return e - 1 < static_cast<double>(start_epoch); });
+    CsvLog::keep_rows(batches_csv, [&](double e, double b) {
+      return e - 1 < static_cast<double>(start_epoch) ||
+             (e - 1 == static_cast<double>(start_epoch) && b - 1 < static_cast<double>(start_batch));
+    });
+  }
   std::vector<std::string> result_columns = {
       "epoch",        "train/box_loss", "train/cls_loss", "train/dfl_loss", "metrics/precision(B)",
       "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "val/box_loss", "val/cls_loss",
@@ -489,26 +555,37 @@ TrainResult Trainer::run() {
   // GPU runs add the epoch's peak device memory; a resumed run keeps the columns its file has.
   const std::string kGpuColumns = "gpu/peak_allocated_MiB,gpu/peak_reserved_MiB";
   std::string header;
-  if (std::ifstream in(results_csv); in) std::getline(in, header);
+  if (std::ifstream in(results_csv); main_ && in) std::getline(in, header);
   const bool gpu_columns = header.empty() ? on_gpu() : header.find(kGpuColumns) != std::string::npos;
   if (gpu_columns) {
     result_columns.push_back("gpu/peak_allocated_MiB");
     result_columns.push_back("gpu/peak_reserved_MiB");
   }
-  CsvLog results(results_csv, result_columns);
-  CsvLog batches(batches_csv, {"epoch", "batch", "iteration", "box_loss", "cls_loss", "dfl_loss", "instances",
-                               "lr/pg0", "lr/pg1", "lr/pg2", "images_per_s"});
+  std::optional<CsvLog> results, batches;  // rank 0's files
+  if (main_) {
+    results.emplace(results_csv, result_columns);
+    batches.emplace(batches_csv, std::vector<std::string>{"epoch", "batch", "iteration", "box_loss", "cls_loss",
+                                                          "dfl_loss", "instances", "lr/pg0", "lr/pg1", "lr/pg2",
+                                                          "images_per_s"});
+  }
   std::optional<detail::TensorBoardLog> tb;  // tensorboard=True: the same values in an event file
-  if (config_.flag("tensorboard")) tb.emplace(save_dir_);
+  if (main_ && config_.flag("tensorboard")) tb.emplace(save_dir_);
   const int64_t close_at = epochs_ - config_.integer("close_mosaic");
   const int64_t patience = config_.integer("patience");
-  const bool plots = config_.flag("plots");
+  const bool plots = main_ && config_.flag("plots");
   const fs::path dir(save_dir_);
   if (plots && !ckpt_)
     detail::try_plot("labels.jpg", [&] { detail::plot_labels(train_set_->labels(), data_.names, (dir / "labels.jpg").string()); });
   // Validation of the EMA weights; the plots of the last one go to the run folder.
   auto validate_ema = [&](bool with_plots) {
     ema_->copy_to(*ema_model_);
+    // Rank 0 validates alone: the validation loss is normalised by its own batches.
+    struct Local {
+      DetectionLoss& l;
+      bool prev = l.distributed;
+      explicit Local(DetectionLoss& loss) : l(loss) { l.distributed = false; }
+      ~Local() { l.distributed = prev; }
+    } local(*loss_);
     detail::Progress vbar("  val", val_loader_->size());
     const ValidationPlots where{save_dir_, data_.names};
     ValidationResult v = validate(*ema_model_, *val_loader_, nms_, loss_.get(),
@@ -530,7 +607,7 @@ TrainResult Trainer::run() {
     const int64_t first = epoch == start_epoch ? start_batch : 0;
     if (first == 0) loss_sum_ = {};
     train_loader_->set_start_batch(first);
-    detail::Progress bar(fmt::format("epoch {}/{}", epoch + 1, epochs_), nb_, first);
+    detail::Progress bar(fmt::format("epoch {}/{}", epoch + 1, epochs_), nb_, first, /*quiet=*/!main_);
     if (on_gpu()) vulkan_reset_peaks();
     int64_t i = first;
     auto t_batch = std::chrono::steady_clock::now();
@@ -564,6 +641,8 @@ TrainResult Trainer::run() {
           detail::plot_batch(cur.host_img, labels, data_.names, (dir / name).string());
         });
       }
+      // DDP's broadcast_buffers: every rank normalises with rank 0's running statistics.
+      if (world_ > 1) distributed::broadcast_coalesced(model_->buffers(), 0);
       std::vector<Tensor> maps;
       {
         std::optional<AutocastGuard> autocast;
@@ -578,7 +657,13 @@ TrainResult Trainer::run() {
       const Tensor host = values.to(kCPU).to(kFloat64).contiguous();
       const double* hv = host.data_ptr<double>();
       const std::array<double, 3> li = {hv[1], hv[2], hv[3]};
-      if (!std::isfinite(hv[0])) {
+      // Skipping a batch and stopping are decided by all ranks together (each would otherwise wait in
+      // the other's all-reduces).
+      const std::vector<double> agreed =
+          agree({std::isfinite(hv[0]) ? 0.0 : 1.0,
+                 g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested()) ? 1.0 : 0.0});
+      const bool stop = agreed[1] != 0;
+      if (agreed[0] != 0) {
         ++nonfinite_streak_;
         spdlog::warn("epoch {} batch {}: the loss is not finite (box {}, cls {}, dfl {}); skipping this batch", epoch + 1,
                      i + 1, li[0], li[1], li[2]);
@@ -589,6 +674,7 @@ TrainResult Trainer::run() {
                     fs::exists(last_) ? "the last checkpoint is " + last_ : std::string("no checkpoint was written"));
       } else {
         nonfinite_streak_ = 0;
+        if (reducer_) reducer_->prepare_for_backward({loss});
         scaler_->scale(loss).backward();
         for (int k = 0; k < 3; ++k) loss_sum_[k] += li[k];
       }
@@ -602,7 +688,7 @@ TrainResult Trainer::run() {
       const double ips = static_cast<double>(img.size(0)) / std::chrono::duration<double>(now - t_batch).count();
       t_batch = now;
       const std::vector<double> lr = lrs();
-      batches.append({static_cast<double>(epoch + 1), static_cast<double>(i + 1), static_cast<double>(ni), li[0], li[1],
+      if (batches) batches->append({static_cast<double>(epoch + 1), static_cast<double>(i + 1), static_cast<double>(ni), li[0], li[1],
                       li[2], static_cast<double>(targets.size(0)), lr[0], lr[1], lr[2], ips});
       if (tb) tb->batch(ni, li);
       if (tb_image_epoch && i == first)
@@ -611,10 +697,10 @@ TrainResult Trainer::run() {
       const double n = static_cast<double>(i);
       bar.update(i, fmt::format("box {:.4f} cls {:.4f} dfl {:.4f} inst {} | {:.1f} img/s", loss_sum_[0] / n,
                                 loss_sum_[1] / n, loss_sum_[2] / n, targets.size(0), ips));
-      if (g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested())) {
+      if (stop) {
         bar.finish("interrupted");
-        save_checkpoint(checkpoint(epoch, i), last_);
-        spdlog::warn("training interrupted at epoch {} batch {}: saved {}; continue with `adept train resume={}`",
+        if (main_) save_checkpoint(checkpoint(epoch, i), last_);
+        if (main_) spdlog::warn("training interrupted at epoch {} batch {}: saved {}; continue with `adept train resume={}`",
                      epoch + 1, i, last_, last_);
         result.interrupted = true;
         result.epochs = epoch;
@@ -623,13 +709,18 @@ TrainResult Trainer::run() {
     }
     at_batch_ = -1;
     const double n = static_cast<double>(std::max<int64_t>(i, 1));
+    if (world_ > 1) {  // the epoch's mean losses over all ranks (each rank's items are comparable: loss.h)
+      Tensor sums = tensor(std::vector<double>(loss_sum_.begin(), loss_sum_.end()), kFloat64);
+      distributed::all_reduce(sums, distributed::ReduceOp::AVG);
+      for (int k = 0; k < 3; ++k) loss_sum_[k] = sums.data_ptr<double>()[k];
+    }
     bar.finish(fmt::format("box {:.4f} cls {:.4f} dfl {:.4f}", loss_sum_[0] / n, loss_sum_[1] / n, loss_sum_[2] / n));
     const std::vector<double> lr = lrs();
 
     // Validation of the EMA weights.
     const bool final_epoch = epoch + 1 == epochs_;
     std::optional<ValidationResult> v;
-    if (config_.flag("val") || final_epoch) v = validate_ema(plots && final_epoch);
+    if (main_ && (config_.flag("val") || final_epoch)) v = validate_ema(plots && final_epoch);
     const bool improved = v && v->metrics.fitness() > best_fitness_;
     if (improved) {
       best_fitness_ = v->metrics.fitness();
@@ -647,25 +738,31 @@ TrainResult Trainer::run() {
       spdlog::info("epoch {}: peak device memory {:.1f} MiB allocated, {:.1f} MiB reserved ({})", epoch + 1, peaks[0],
                    peaks[1], config_.str("device"));
     if (gpu_columns) row.insert(row.end(), peaks.begin(), peaks.end());
-    results.append(row);
+    if (results) results->append(row);
     if (plots) detail::try_plot("results.png", [&] { detail::plot_results(results_csv, (dir / "results.png").string()); });
     if (tb) tb->epoch(result_columns, row);
     scheduler_->step();
-    const TrainCheckpoint c = checkpoint(epoch + 1, 0);
-    save_checkpoint(c, last_);
-    if (improved) save_checkpoint(c, best_);
-    const int64_t period = config_.integer("save_period");
-    if (period > 0 && (epoch + 1) % period == 0)
-      save_checkpoint(c, (fs::path(save_dir_) / "weights" / fmt::format("epoch{}.safetensors", epoch + 1)).string());
+    if (main_) {
+      const TrainCheckpoint c = checkpoint(epoch + 1, 0);
+      save_checkpoint(c, last_);
+      if (improved) save_checkpoint(c, best_);
+      const int64_t period = config_.integer("save_period");
+      if (period > 0 && (epoch + 1) % period == 0)
+        save_checkpoint(c, (fs::path(save_dir_) / "weights" / fmt::format("epoch{}.safetensors", epoch + 1)).string());
+    }
     result.epochs = epoch + 1;
-    if (patience > 0 && best_epoch_ >= 0 && epoch - best_epoch_ >= patience && !final_epoch) {
+    // Rank 0 alone knows the fitness (it validated): every rank follows its early stop.
+    const std::vector<double> ends =
+        agree({main_ && patience > 0 && best_epoch_ >= 0 && epoch - best_epoch_ >= patience && !final_epoch ? 1.0 : 0.0,
+               g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested()) ? 1.0 : 0.0});
+    if (ends[0] != 0) {
       spdlog::info("early stop: no better fitness in the last {} epochs (best: epoch {})", patience, best_epoch_ + 1);
       result.early_stopped = true;
       if (plots) validate_ema(true);  // the curves and matrices of the weights the run ends with
       break;
     }
-    if (g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested())) {
-      spdlog::warn("training interrupted after epoch {}: saved {}", epoch + 1, last_);
+    if (ends[1] != 0) {
+      if (main_) spdlog::warn("training interrupted after epoch {}: saved {}", epoch + 1, last_);
       result.interrupted = true;
       return result;
     }
@@ -682,6 +779,15 @@ TrainResult Trainer::run() {
 }  // namespace
 
 TrainResult train(const Config& config, const TrainCallbacks& callbacks, LoadedModel* model) {
+  // Ranks other than 0 of a data-parallel run log only warnings and errors.
+  join_process_group();
+  struct LevelScope {
+    spdlog::level::level_enum prev = spdlog::get_level();
+    LevelScope() {
+      if (distributed::is_initialized() && distributed::get_rank() != 0) spdlog::set_level(spdlog::level::warn);
+    }
+    ~LevelScope() { spdlog::set_level(prev); }
+  } level;
   Trainer trainer(config, callbacks, model);
   try {
     return trainer.run();
