@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -54,12 +55,34 @@ def _env():
     return env
 
 
+def _session_members(sid):
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":  # fields: state, ppid, pgrp, session
+                pids.append(int(entry))
+    return pids
+
+
 def _kill_job(proc):
-    # mpirun and its ranks share the session started for it.
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """Ends a job that overran: SIGTERM to mpirun (which stops its ranks), then SIGKILL to whatever is left
+    of the session it was started in (the ranks have process groups of their own, but not sessions)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+    for pid in _session_members(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def mpirun(script, *args, transport="default", limit=120):
@@ -73,7 +96,20 @@ def mpirun(script, *args, transport="default", limit=120):
         _kill_job(proc)
         out, _ = proc.communicate()
         pytest.fail(f"{script} {' '.join(args)} did not end within {limit} s:\n{out}")
-    return proc.returncode, out, time.monotonic() - t0
+    seconds = time.monotonic() - t0
+    _assert_no_leftovers(proc, out)
+    return proc.returncode, out, seconds
+
+
+def _assert_no_leftovers(proc, out):
+    """No process of the job's session outlives mpirun (a rank left running would hold the cores)."""
+    deadline = time.monotonic() + 5
+    while _session_members(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _session_members(proc.pid)
+    if left:
+        _kill_job(proc)
+        pytest.fail(f"processes {left} still run after mpirun ended:\n{out}")
 
 
 def _pid_alive(pid):
@@ -97,6 +133,21 @@ def test_ddp():
     assert rc == 0, out
     for r in (0, 1):
         assert f"rank {r}: ddp OK" in out, out
+
+
+@pytest.mark.xfail(strict=True, reason="adept's DDP averages gradients only in training mode; torch's whenever "
+                                       "grad mode is on (a backward after ddp.eval() is not synchronised)")
+def test_ddp_eval_mode_backward_averages_gradients():
+    rc, out, _ = mpirun("ddp.py", "eval_grad")
+    assert rc == 0, out
+
+
+def test_singleton_without_mpirun():
+    # `python3 script.py` without mpirun: a process group of one.
+    env = {k: v for k, v in _env().items() if not k.startswith(("OMPI_", "PMIX_"))}
+    proc = subprocess.run([sys.executable, str(HERE / "singleton.py")], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, env=env, timeout=120, start_new_session=True)
+    assert proc.returncode == 0 and "singleton OK" in proc.stdout, proc.stdout
 
 
 def run_fault(mode, transport="default"):
@@ -177,38 +228,36 @@ def test_fault_ddp_parameter_unused_on_one_rank():
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_signal_to_mpirun_stops_every_rank(sig):
-    # What Ctrl-C or a scheduler's kill does: signal mpirun while the ranks loop in collectives.
+    # What Ctrl-C or a scheduler's kill does: signal mpirun while the ranks loop in collectives; every rank
+    # must be gone soon after, none left behind.
     proc = subprocess.Popen(_command("faults.py", ["loop"], "default"), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=_env(), start_new_session=True)
-    pids, lines = [], []
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
     try:
         deadline = time.monotonic() + 60
-        while len(pids) < 2 and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
+        while time.monotonic() < deadline and proc.poll() is None:
+            pids = [int(p) for p in re.findall(r"rank \d pid (\d+) ready", "".join(lines))]
+            if len(pids) == 2:
                 break
-            lines.append(line)
-            pids += [int(p) for p in re.findall(r"rank \d pid (\d+) ready", line)]
+            time.sleep(0.05)
         assert len(pids) == 2, "the ranks did not start:\n" + "".join(lines)
-        time.sleep(0.5)  # well inside the loop
+        time.sleep(0.5)  # well inside the loop of collectives
         t0 = time.monotonic()
         proc.send_signal(sig)
         try:
-            out, _ = proc.communicate(timeout=FAULT_LIMIT)
+            proc.wait(timeout=FAULT_LIMIT)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"mpirun did not end within {FAULT_LIMIT} s of {sig.name}")
+            pytest.fail(f"mpirun did not end within {FAULT_LIMIT} s of {sig.name}:\n" + "".join(lines))
         seconds = time.monotonic() - t0
     finally:
         if proc.poll() is None:
             _kill_job(proc)
-            proc.communicate()
-    out = "".join(lines) + out
+        reader.join(timeout=10)
+    out = "".join(lines)
     assert proc.returncode != 0, out
     assert seconds < 15, f"{seconds:.1f} s to stop after {sig.name}:\n{out}"
-    deadline = time.monotonic() + 5
-    while any(_pid_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = [p for p in pids if _pid_alive(p)]
-    for p in left:
-        os.kill(p, signal.SIGKILL)
-    assert not left, f"ranks {left} still run after mpirun ended:\n{out}"
+    assert "UNREACHABLE" not in out, out
+    _assert_no_leftovers(proc, out)
+    assert not any(_pid_alive(p) for p in pids), out

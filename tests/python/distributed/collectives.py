@@ -172,6 +172,9 @@ check_equal(out, want, "all_gather_into_tensor stacked")
 out = adept.zeros(world * 2, 3)
 dist.all_gather_into_tensor(out, inp)
 check_equal(out, want.reshape(world * 2, 3), "all_gather_into_tensor concatenated")
+out = adept.zeros(3, world * 2).t()  # a non-contiguous output
+dist.all_gather_into_tensor(out, inp)
+check_equal(out, want.reshape(world * 2, 3), "all_gather_into_tensor into a non-contiguous output")
 outs = [adept.zeros(3, 2).t() for _ in ranks]
 dist.all_gather(outs, inp)
 for r in ranks:
