@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(static_cast<int>(cargs.size()), cargs.data());
   } catch (const CLI::ParseError& e) {
+    adept::distributed::destroy_process_group();  // e.g. an interrupted data-parallel run: exit 130 together
     return app.exit(e);
   } catch (const std::exception& e) {
 #ifdef ADEPT_WITH_VULKAN

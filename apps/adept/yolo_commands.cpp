@@ -138,8 +138,9 @@ void register_yolo_commands(CLI::App& app) {
                       "  adept train data=coco128.yaml imgsz=320 epochs=30 batch=16 workers=2 --device vulkan\n",
                       [](const Config& c) {
                         const models::yolo::TrainResult r = models::yolo::train(c);
-                        fmt::print("results: {}\nweights: {}{}\n", r.save_dir, r.last,
-                                   r.best.empty() ? "" : fmt::format(" (best: {})", r.best));
+                        if (!r.save_dir.empty())  // not on the ranks other than 0 of a data-parallel run
+                          fmt::print("results: {}\nweights: {}{}\n", r.save_dir, r.last,
+                                     r.best.empty() ? "" : fmt::format(" (best: {})", r.best));
                         // Interrupted (Ctrl-C): exit 130 as a shell does for SIGINT, so `train && predict` stops.
                         if (r.interrupted) throw CLI::RuntimeError(130);
                       });

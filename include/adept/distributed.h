@@ -49,8 +49,9 @@ void init_process_group(const std::string& backend = "mpi",
 bool is_initialized();
 /// True when Adept was built with MPI (always, for this library).
 bool is_mpi_available();
-/// Ends the default process group: finishes queued collectives, then MPI_Finalize. Collective: every
-/// rank must call it. No-op when no group exists.
+/// Ends the default process group: a barrier (so that a rank leaving while others wait in a collective
+/// is a mismatch that aborts the job at once), then MPI_Finalize. Collective: every rank must call it.
+/// No-op when no group exists.
 void destroy_process_group();
 /// Ends every rank of the job now (MPI_Abort on MPI_COMM_WORLD with `code`), after writing `message`
 /// to stderr; for errors after which the other ranks would wait for this one forever. With no process

@@ -149,6 +149,10 @@ bool is_initialized() {
 bool is_mpi_available() { return detail::load_backend("mpi", nullptr) != nullptr; }
 
 void destroy_process_group() {
+  // A barrier first: a rank that leaves early (an error handled by exit(), the end of a script) then meets
+  // the others' pending collective at the same sequence number, a mismatch that ends the job at once,
+  // instead of waiting in MPI_Finalize for ranks that wait for it until their timeout.
+  if (is_initialized()) barrier();
   std::unique_ptr<Backend> comm;
   {
     std::lock_guard lock(g_mu);

@@ -253,12 +253,12 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
 }
 
 void DistributedDataParallel::sync_buffers() {
-  if (!options_.broadcast_buffers || !is_training() || get_world_size() == 1) return;
+  if (!options_.broadcast_buffers || !is_grad_enabled() || get_world_size() == 1) return;
   broadcast_coalesced(module_->buffers(), 0);
 }
 
 void DistributedDataParallel::prepare_for_backward(const std::vector<Tensor>& outputs) {
-  if (is_training() && is_grad_enabled()) reducer_->prepare_for_backward(outputs);
+  if (is_grad_enabled()) reducer_->prepare_for_backward(outputs);  // as torch: eval mode too (frozen BN)
 }
 
 Tensor DistributedDataParallel::forward(const Tensor& input) {

@@ -5,6 +5,7 @@
 #include "adept/distributed.h"
 #include "adept/distributed/data_parallel.h"
 #include "adept/distributed/sync_batch_norm.h"
+#include "adept/models/yolo/loss.h"
 #include "adept/nn/modules.h"
 #include "test_util.h"
 
@@ -144,4 +145,44 @@ TEST(Reducer, UnusedParameters) {
   Tensor g0 = g.clone();
   dist::broadcast(g0, 0);
   EXPECT_TRUE(close(g, g0));
+}
+
+TEST(DetectionLoss, DistributedNormaliserGivesTheGlobalBatchGradient) {
+  // Each rank holds images [r*per, (r+1)*per) of one batch; with `distributed` its total's gradient,
+  // averaged over the ranks as DDP averages, is the gradient of one process's total over the batch, and
+  // the ranks' mean of the items is that process's items.
+  const int64_t per = 2, nc = 3, no = 4 * 16 + nc;
+  const int64_t B = per * dist::get_world_size();
+  std::vector<Tensor> maps;
+  for (int64_t s : {8, 4, 2}) maps.push_back(uniform({B, no, s, s}, -2, 2, kFloat32, 20 + s));
+  // Targets (image, class, cx, cy, w, h): two boxes in every image.
+  std::vector<double> rows;
+  for (int64_t i = 0; i < B; ++i) {
+    rows.insert(rows.end(), {double(i), double(i % nc), 0.3 + 0.05 * i, 0.4, 0.3, 0.25});
+    rows.insert(rows.end(), {double(i), double((i + 1) % nc), 0.7, 0.6 - 0.03 * i, 0.2, 0.4});
+  }
+  const Tensor targets = tensor(rows, kFloat32).view({2 * B, 6});
+  models::yolo::DetectionLoss full_loss(nc);
+  std::vector<Tensor> full_maps;
+  for (const Tensor& m : maps) full_maps.push_back(m.clone().requires_grad_());
+  auto [full, full_items] = full_loss(full_maps, targets);
+  full.backward();
+
+  models::yolo::DetectionLoss loss(nc);
+  loss.distributed = true;
+  const int64_t r = dist::get_rank();
+  std::vector<Tensor> mine;
+  for (const Tensor& m : maps) mine.push_back(m.narrow(0, r * per, per).clone().requires_grad_());
+  const Tensor mask = (targets.select(1, 0) >= double(r * per)) & (targets.select(1, 0) < double((r + 1) * per));
+  Tensor local = targets.index({mask}).clone();
+  local.select(1, 0).sub_(adept::full({}, double(r * per)));
+  auto [total, items] = loss(mine, local);
+  total.backward();
+  for (size_t k = 0; k < mine.size(); ++k) {
+    // DDP averages the ranks' gradients: grad / world each.
+    EXPECT_TRUE(close(mine[k].grad() / dist::get_world_size(), full_maps[k].grad().narrow(0, r * per, per), 1e-4, 1e-6));
+  }
+  Tensor mean_items = items.clone();
+  dist::all_reduce(mean_items, dist::ReduceOp::AVG);
+  EXPECT_TRUE(close(mean_items, full_items, 1e-5, 1e-6));
 }

@@ -63,7 +63,7 @@ void broadcast_coalesced(const std::vector<Tensor>& tensors, int src = 0);
 
 struct DistributedDataParallelOptions {
   ReducerOptions reducer;
-  /// Broadcast rank 0's buffers (BatchNorm's running statistics) before each training forward.
+  /// Broadcast rank 0's buffers (BatchNorm's running statistics) before each forward with grad mode on.
   bool broadcast_buffers = true;
 };
 
@@ -76,9 +76,9 @@ class DistributedDataParallel : public nn::Module {
  public:
   explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, DistributedDataParallelOptions options = {});
   Tensor forward(const Tensor& input) override;
-  /// Broadcasts the buffers (when broadcast_buffers and training); call before a custom forward.
+  /// Broadcasts the buffers (when broadcast_buffers and grad mode is on); call before a custom forward.
   void sync_buffers();
-  /// Arms the Reducer for the backward from `outputs` (in training with grad mode on).
+  /// Arms the Reducer for the backward from `outputs` (when grad mode is on, in train or eval mode, as torch).
   void prepare_for_backward(const std::vector<Tensor>& outputs);
   const std::shared_ptr<nn::Module>& module() const { return module_; }
   Reducer& reducer() { return *reducer_; }

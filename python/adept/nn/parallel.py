@@ -24,10 +24,10 @@ class DistributedDataParallel(Module):
     """Data-parallel training of ``module`` over the default process group (torch.nn.parallel's DDP).
 
     At construction rank 0's parameters and buffers are broadcast to every rank. Each training forward
-    (grad mode on) arms the next backward, which averages the gradients across ranks in buckets of about
+    (grad mode on, train or eval mode) arms the next backward, which averages the gradients across ranks in buckets of about
     ``bucket_cap_mb`` MiB (reverse registration order, a 1 MiB first bucket), each bucket's all-reduce
     starting as soon as its gradients are accumulated so communication overlaps backward.
-    ``broadcast_buffers`` copies rank 0's buffers (BatchNorm statistics) before each training forward.
+    ``broadcast_buffers`` copies rank 0's buffers (BatchNorm statistics) before each forward with grad mode on.
     ``find_unused_parameters`` tolerates parameters the forward did not use (found by walking the
     autograd graph from the outputs); without it such a parameter is an error at the end of backward.
     ``no_sync()`` accumulates gradients locally. State dict keys start with ``module.``.
@@ -65,12 +65,13 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         from .. import distributed as dist
         from .._C import is_grad_enabled
-        if self.training and self.broadcast_buffers and dist.get_world_size() > 1:
+        grad = is_grad_enabled()
+        if grad and self.broadcast_buffers and dist.get_world_size() > 1:
             buffers = list(self.module.buffers())
             if buffers:
                 dist._lib().broadcast_coalesced(buffers, 0)
         out = self.module(*inputs, **kwargs)
-        if self.training and is_grad_enabled():
+        if grad:  # as torch: also in eval mode (fine-tuning with frozen BatchNorm)
             self.reducer.prepare_for_backward(_tensors_in(out, []))
         return out
 

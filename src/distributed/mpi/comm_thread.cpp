@@ -108,6 +108,7 @@ void CommThread::init() {
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   MPI_Comm_dup(MPI_COMM_WORLD, &arrival_);
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // errors become messages naming the collective
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &world_size_);
   if (const char* env = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) {

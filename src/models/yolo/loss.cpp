@@ -145,7 +145,9 @@ std::pair<Tensor, Tensor> DetectionLoss::operator()(const std::vector<Tensor>& m
                           .mean({-1});
   const Tensor dfl = (side * weight).sum() / score_sum;
   const Tensor items_live = stack({box * box_gain, cls * cls_gain, dfl * dfl_gain}, 0) * world;
-  const Tensor total = items_live.sum() * static_cast<double>(B);
+  // Times W once more under `distributed`: DDP averages the W ranks' gradients, and the ranks' totals sum
+  // to one process's total over all W batches.
+  const Tensor total = items_live.sum() * (static_cast<double>(B) * world);
   return {total, items_live.detach()};
 }
 

@@ -68,10 +68,10 @@ class DetectionLoss {
   /// Optional per-class weights (nc) multiplying the BCE terms of each class (undefined: all 1).
   Tensor class_weights;
   /// Data-parallel training over adept::distributed's default group of W ranks: S sums the target scores
-  /// of every rank's batch (an all_reduce per call), and the total and the items are multiplied by W. Then
-  /// DistributedDataParallel's average of the ranks' gradients is the gradient of one process's loss over
-  /// all W batches, and the ranks' mean of the items is that process's items (Ultralytics multiplies by W
-  /// too, but normalises by its own rank's S).
+  /// of every rank's batch (an all_reduce per call), the items are multiplied by W and the total by W^2
+  /// (W for the items, W for DDP's average). Then DistributedDataParallel's average of the ranks'
+  /// gradients is the gradient of one process's loss over all W batches, and the ranks' mean of the items
+  /// is that process's items (Ultralytics multiplies its total by W, normalising by its own rank's S).
   bool distributed = false;
 };
 

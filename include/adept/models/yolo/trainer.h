@@ -66,6 +66,8 @@ struct TrainResult {
 ///    Reducer, the loss normaliser summed over ranks (DetectionLoss::distributed), skipping a batch,
 ///    stopping and early stopping agreed by all ranks; rank 0 alone validates, logs and saves; a
 ///    checkpoint records N, and another N resumes it only at an epoch boundary (ValueError otherwise);
+///    `sync_bn` makes BatchNorm use the global batch's statistics (SyncBatchNorm): then N processes of
+///    batch / N images train as one process of batch (up to float rounding);
 ///    `device=vulkan` gives each rank the GPU of its node-local rank;
 /// With `model` (not resuming), that model is trained in place instead of loading `model=`: when
 /// its nc differs from the dataset's, a new model of its scale receives its weights where shapes

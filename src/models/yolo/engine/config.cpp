@@ -57,6 +57,8 @@ std::vector<OptionSpec> make_specs() {
       {"resume", K::String, "",
        "resume training: true (the latest last.safetensors) or a checkpoint path", T, "BOOL|PATH"},
       {"amp", K::Bool, "true", "mixed precision on the GPU: float16 autocast, loss scaling (CPU: float32)", T},
+      {"sync_bn", K::Bool, "false",
+       "mpirun data-parallel runs: SyncBatchNorm (statistics of the global batch; YOLOv5's --sync-bn)", T},
       {"project", K::String, "runs/detect", "folder of the runs", T | V | P, "DIR"},
       {"name", K::String, "",
        "run folder name (default: the mode; a number is appended when it exists)", T | V | P, "NAME"},

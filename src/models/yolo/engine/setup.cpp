@@ -46,6 +46,39 @@ int loader_workers(int64_t workers) {
   return static_cast<int>(std::min<int64_t>(workers, std::max<long>(cpus, 1)));
 }
 
+namespace {
+
+// Rank `rank`'s share of the order one process would load: the RandomSampler's permutation of the epoch
+// (the loader's own with the same seed), padded by repetition to a multiple of the ranks, every
+// world-th index from `rank` (DistributedSampler's split). So step i of the N ranks together loads the
+// images of step i of one process with N times the batch.
+class RankShard : public data::Sampler {
+ public:
+  RankShard(int64_t n, int world, int rank, bool shuffle, uint64_t seed)
+      : n_(n), world_(world), rank_(rank), shuffle_(shuffle), order_(n, false, std::nullopt, seed) {}
+  int64_t size() const override { return (n_ + world_ - 1) / world_; }
+  std::vector<int64_t> indices(int64_t epoch) override {
+    std::vector<int64_t> all;
+    if (shuffle_) {
+      all = order_.indices(epoch);
+    } else {
+      for (int64_t i = 0; i < n_; ++i) all.push_back(i);
+    }
+    for (int64_t k = 0; n_ > 0 && static_cast<int64_t>(all.size()) < size() * world_; ++k) all.push_back(all[k]);
+    std::vector<int64_t> out;
+    for (size_t i = static_cast<size_t>(rank_); i < all.size(); i += static_cast<size_t>(world_)) out.push_back(all[i]);
+    return out;
+  }
+
+ private:
+  int64_t n_;
+  int world_, rank_;
+  bool shuffle_;
+  data::RandomSampler order_;
+};
+
+}  // namespace
+
 std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionDataset> dataset, int64_t batch,
                                               int workers, bool shuffle, uint64_t seed, int world_size,
                                               int rank) {
@@ -53,8 +86,7 @@ std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionD
   data::DataLoaderOptions o;
   o.batch_size = batch;
   if (world_size > 1) {
-    o.sampler = std::make_shared<data::DistributedSampler>(static_cast<int64_t>(dataset->size()), world_size, rank,
-                                                            shuffle, seed);
+    o.sampler = std::make_shared<RankShard>(static_cast<int64_t>(dataset->size()), world_size, rank, shuffle, seed);
   } else {
     o.shuffle = shuffle;
   }

@@ -29,7 +29,8 @@ void apply_builtin_defaults(Config& config);
 int loader_workers(int64_t workers);
 
 /// A loader of detection batches (detection_collate) over `dataset`. With `world_size` > 1 it loads
-/// rank `rank`'s share (DistributedSampler, shuffled when `shuffle`; set_epoch reshuffles).
+/// rank `rank`'s share of the order one process would load (padded to a multiple of the ranks and split
+/// as DistributedSampler splits; set_epoch reshuffles).
 std::unique_ptr<data::DataLoader> make_loader(std::shared_ptr<vision::DetectionDataset> dataset, int64_t batch,
                                               int workers, bool shuffle, uint64_t seed, int world_size = 1,
                                               int rank = 0);

@@ -18,6 +18,7 @@
 #include "adept/autograd.h"
 #include "adept/distributed.h"
 #include "adept/distributed/data_parallel.h"
+#include "adept/distributed/sync_batch_norm.h"
 #include "adept/models/yolo/checkpoint.h"
 #include "adept/nn/utils/clip_grad.h"
 #include "adept/ops.h"
@@ -336,6 +337,8 @@ void Trainer::setup() {
     if (given_ && !ckpt_) given_->model = fresh;
   }
   if (given_ && !ckpt_) given_->names = data_.names;
+  // sync_bn: BatchNorm over the global batch, so that N processes of batch / N equal one of batch.
+  if (world_ > 1 && config_.flag("sync_bn")) distributed::convert_sync_batchnorm(model_);
   model_->to(device_);
   if (world_ > 1) {
     // Every rank starts from rank 0's weights and statistics; the Reducer averages each backward's gradients.
@@ -531,7 +534,7 @@ TrainCheckpoint Trainer::checkpoint(int64_t epoch, int64_t batch) const {
 TrainResult Trainer::run() {
   StopSignalScope stop_signals;
   TrainResult result;
-  result.save_dir = save_dir_;
+  result.save_dir = main_ ? save_dir_ : std::string();  // rank 0 owns the run folder
   result.last = last_;
   int64_t start_epoch = 0, start_batch = 0;
   if (ckpt_) {
