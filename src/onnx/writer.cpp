@@ -102,7 +102,7 @@ void GraphWriter::add_node(const std::string& op_type, const std::vector<std::st
   }
   for (const std::string& in : inputs) n->add_input(in);
   for (const std::string& out : outputs) {
-    impl_->define(out, "node output");
+    if (!out.empty()) impl_->define(out, "node output");  // "": an optional output left out
     n->add_output(out);
   }
   for (const auto& [key, value] : attributes) {

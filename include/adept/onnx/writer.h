@@ -66,7 +66,7 @@ class GraphWriter {
   /// named after `hint` (a node name such as "/model.23/Constant"; made unique).
   std::string add_constant(const std::string& hint, const Tensor& value);
   /// Adds a node of `op_type` (default domain) reading `inputs` ("" for an absent optional input) and
-  /// defining `outputs`; `name` is the node's name ("" for none).
+  /// defining `outputs` ("" for an optional output left out); `name` is the node's name ("" for none).
   void add_node(const std::string& op_type, const std::vector<std::string>& inputs,
                 const std::vector<std::string>& outputs, const Attributes& attributes = {},
                 const std::string& name = "");
