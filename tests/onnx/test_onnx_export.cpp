@@ -55,7 +55,8 @@ TEST(OnnxWriter, IrVersionFollowsTheOpsetAndOtherOpsetsAreValueErrors) {
   EXPECT_EQ(adept::onnx::ir_version_for_opset(17), 8);
   EXPECT_EQ(adept::onnx::ir_version_for_opset(19), 9);
   EXPECT_EQ(adept::onnx::ir_version_for_opset(21), 10);
-  EXPECT_NE(error_of<adept::ValueError>([] { GraphWriter g(10); }).find("opset 10 is not supported"), std::string::npos);
+  EXPECT_NE(error_of<adept::ValueError>([] { GraphWriter g(10); }).find("opset 10 is not supported"),
+            std::string::npos);
   EXPECT_NE(error_of<adept::ValueError>([] { GraphWriter g(22); }).find("opsets 11 to 21"), std::string::npos);
 }
 

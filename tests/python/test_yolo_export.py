@@ -181,7 +181,8 @@ def test_debian_onnx_checker_accepts_the_export(yolo, tmp_path, monkeypatch, dev
     cpu_only(device)
     if not debian_onnx():
         pytest.skip("python3-onnx is not installed (the onnxruntime venv's onnx checks the files in any case)")
-    paths = [export_to(yolo, tmp_path, monkeypatch, imgsz=IMGSZ, opset=o, dynamic=d) for o, d in [(11, False), (17, True)]]
+    paths = [export_to(yolo, tmp_path, monkeypatch, imgsz=IMGSZ, opset=o, dynamic=d)
+             for o, d in [(11, False), (17, True)]]
     code = "import sys, onnx\nfor p in sys.argv[1:]: onnx.checker.check_model(onnx.load(p), full_check=True)\n"
     r = subprocess.run(["/usr/bin/python3", "-c", code, *paths], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

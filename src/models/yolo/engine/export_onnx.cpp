@@ -58,14 +58,17 @@ std::string scope_of(const std::string& path) {
     size_t dot = path.find('.', start);
     if (dot == std::string::npos) dot = path.size();
     const std::string part = path.substr(start, dot - start);
-    const bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c); });
+    const bool numeric =
+        !part.empty() && std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c); });
     out += (numeric && !out.empty() ? "." : "/") + part;
     start = dot + 1;
   }
   return out;
 }
 
-std::string join_path(const std::string& path, const std::string& child) { return path.empty() ? child : path + "." + child; }
+std::string join_path(const std::string& path, const std::string& child) {
+  return path.empty() ? child : path + "." + child;
+}
 
 class Emitter {
  public:
@@ -83,7 +86,8 @@ class Emitter {
   }
 
   std::string ints(const std::string& path, const std::vector<int64_t>& v) {
-    return g_.add_constant(scope_of(path) + "/Constant", from_blob_copy(v.data(), {static_cast<int64_t>(v.size())}, kInt64));
+    const Tensor t = from_blob_copy(v.data(), {static_cast<int64_t>(v.size())}, kInt64);
+    return g_.add_constant(scope_of(path) + "/Constant", t);
   }
   std::string scalar(const std::string& path, float v) {
     return g_.add_constant(scope_of(path) + "/Constant", from_blob_copy(&v, {}, kFloat32));
@@ -150,7 +154,8 @@ class Emitter {
 
   // Reshape to the shape of `like` (its Shape at run time when it has dynamic dims).
   Value reshape_like(const std::string& path, const Value& x, const Value& like) {
-    if (std::find(like.shape.begin(), like.shape.end(), kDynamic) == like.shape.end()) return reshape(path, x, like.shape);
+    if (std::find(like.shape.begin(), like.shape.end(), kDynamic) == like.shape.end())
+      return reshape(path, x, like.shape);
     const Value shape = op(path, "Shape", {like.name}, {static_cast<int64_t>(like.shape.size())});
     return op(path, "Reshape", {x.name, shape.name}, like.shape);
   }
@@ -219,7 +224,8 @@ class Emitter {
       unsupported(join_path(path, "bn"), *m.bn, "only a BatchNorm2d with affine parameters and running statistics "
                                                "is folded into the convolution");
     if (c->parameter("bias").defined())
-      unsupported(join_path(path, "conv"), *c, "a Conv block's convolution has no bias (Conv::forward folds without one)");
+      unsupported(join_path(path, "conv"), *c,
+                  "a Conv block's convolution has no bias (Conv::forward folds without one)");
     if (c->padding_string || c->padding_mode != "zeros")
       unsupported(join_path(path, "conv"), *c, "only explicit zero padding is exported");
     Tensor w, b;
@@ -287,7 +293,8 @@ class Emitter {
     const Value qt = transpose(path, q, {0, 1, 3, 2});
     const Value s = op(path, "MatMul", {qt.name, k.name}, {B, heads, N, N});
     const Value scaled = op(path, "Mul", {s.name, scalar(path, static_cast<float>(a.scale))}, s.shape);
-    const Value attn = op(path, "Softmax", {scaled.name}, s.shape, {{"axis", int64_t{3}}});  // the last axis at any opset
+    // Softmax over the last axis: the same at every opset (before 13 it spans all trailing axes).
+    const Value attn = op(path, "Softmax", {scaled.name}, s.shape, {{"axis", int64_t{3}}});
     const Value attn_t = transpose(path, attn, {0, 1, 3, 2});
     const Value o = op(path, "MatMul", {v.name, attn_t.name}, v.shape);
     const Value o4 = reshape_like(path, o, x);
@@ -492,12 +499,14 @@ OnnxExportResult export_onnx(Yolo11& model, const std::vector<std::string>& name
   const int64_t A = (o.height / 8) * (o.width / 8) + (o.height / 16) * (o.width / 16) +
                     (o.height / 32) * (o.width / 32);
   const std::vector<onnx::Dim> in_dims =
-      o.dynamic ? std::vector<onnx::Dim>{"batch", 3, "height", "width"} : std::vector<onnx::Dim>{o.batch, 3, o.height, o.width};
+      o.dynamic ? std::vector<onnx::Dim>{"batch", 3, "height", "width"}
+                : std::vector<onnx::Dim>{o.batch, 3, o.height, o.width};
   const int64_t no = 4 + model.nc;
   const std::vector<onnx::Dim> out_dims =
       o.dynamic ? std::vector<onnx::Dim>{"batch", no, "anchors"} : std::vector<onnx::Dim>{o.batch, no, A};
   g.add_input("images", kFloat32, in_dims);
-  const Value images{"images", o.dynamic ? Shape{kDynamic, 3, kDynamic, kDynamic} : Shape{o.batch, 3, o.height, o.width}};
+  const Value images{"images",
+                     o.dynamic ? Shape{kDynamic, 3, kDynamic, kDynamic} : Shape{o.batch, 3, o.height, o.width}};
   Emitter(g, o).model(model, images, "output0");
   g.add_output("output0", kFloat32, out_dims);
 
