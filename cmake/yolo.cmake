@@ -12,6 +12,8 @@ add_library(adept_yolo SHARED ${ADEPT_YOLO_SOURCES})
 target_link_libraries(adept_yolo PUBLIC adept adept_vision adept_onnx
                       PRIVATE ${OPENCV_LIBS} PkgConfig::PLPLOT spdlog::spdlog nlohmann_json::nlohmann_json)
 target_include_directories(adept_yolo PRIVATE ${PROJECT_SOURCE_DIR}/src)
-# The version written into exported models (ONNX producer_version and metadata).
-target_compile_definitions(adept_yolo PRIVATE ADEPT_VERSION="${PROJECT_VERSION}")
+# The version written into exported models (ONNX producer_version and metadata); on that one file, so the
+# other files' compiler-cache entries do not depend on it.
+set_source_files_properties(${PROJECT_SOURCE_DIR}/src/models/yolo/engine/export_onnx.cpp PROPERTIES
+                            COMPILE_DEFINITIONS ADEPT_VERSION="${PROJECT_VERSION}")
 target_include_directories(adept_yolo SYSTEM PRIVATE ${OPENCV_INCLUDE})
