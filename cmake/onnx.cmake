@@ -1,4 +1,4 @@
-# libadept_onnx: ONNX model import (src/onnx/). Parsing uses Debian's libonnx-dev: its CMake package
+# libadept_onnx: ONNX model import and the graph writer export uses (src/onnx/). Parsing uses Debian's libonnx-dev: its CMake package
 # exports `onnx_proto`, the compiled onnx-ml.proto messages (ModelProto, TensorProto ...), which we
 # link instead of compiling onnx.proto ourselves: a second copy of the same descriptors in one
 # process aborts at start-up ("File already exists in database"), e.g. next to PyTorch, which links

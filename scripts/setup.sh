@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every system dependency of Adept with apt-get. Idempotent: packages that are already
-# installed are skipped, and nothing is printed for them.
+# Installs every system dependency of Adept with apt-get, the few PyPI packages the tests need (into
+# Debian's python3, or into build/venv-onnxruntime for onnxruntime). Idempotent: what is already
+# installed is skipped, and nothing is printed for it.
 set -euo pipefail
 
 PACKAGES=(
@@ -48,4 +49,19 @@ fi
 if ! /usr/bin/python3 -c "import tensorboard" 2>/dev/null; then
   echo "setup: installing tensorboard (pip)"
   $SUDO /usr/bin/python3 -m pip install -q --break-system-packages tensorboard
+fi
+# onnxruntime and onnx (PyPI) for the ONNX export tests (tests/python/test_yolo_export.py), in a venv of
+# their own under build/ so that the protobuf they need shadows nothing of Debian's python3 (or of the
+# packages above). The tests run its python in a subprocess and fail when it is missing. Rebuilt when
+# the pinned requirements change.
+root=$(cd "$(dirname "$0")/.." && pwd)
+ort_venv=$root/build/venv-onnxruntime
+ort_req=$root/tests/python/requirements-onnxruntime.txt
+if ! cmp -s "$ort_req" "$ort_venv/requirements.txt" 2>/dev/null ||
+   ! "$ort_venv/bin/python" -c "import onnxruntime, onnx, numpy" 2>/dev/null; then
+  echo "setup: creating $ort_venv (onnxruntime, onnx, numpy from PyPI)"
+  rm -rf "$ort_venv"
+  /usr/bin/python3 -m venv "$ort_venv"
+  "$ort_venv/bin/python" -m pip install -q --disable-pip-version-check -r "$ort_req"
+  cp "$ort_req" "$ort_venv/requirements.txt"
 fi

@@ -10,7 +10,7 @@ namespace adept::app {
 void register_subset_command(CLI::App& app);
 /// `adept view`: loss and metric curves of training runs as an interactive page (view_command.cpp).
 void register_view_command(CLI::App& app);
-/// `adept train | val | predict | summary`: YOLO11 (yolo_commands.cpp).
+/// `adept train | val | predict | summary | export`: YOLO11 (yolo_commands.cpp).
 void register_yolo_commands(CLI::App& app);
 /// Whether `word` names a bool option of YOLO11's table (`exist_ok`, `save_txt` ...).
 bool is_yolo_flag(const std::string& word);

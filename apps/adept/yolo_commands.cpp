@@ -1,4 +1,4 @@
-// `adept train | val | predict | summary`: YOLO11 from the command line. Each subcommand lists and
+// `adept train | val | predict | summary | export`: YOLO11 from the command line. Each subcommand lists and
 // accepts the options of the engine's table (include/adept/models/yolo/config.h) that apply to
 // it, so `--epochs 3`, `--epochs=3` and Ultralytics' `epochs=3` all work on train, `--help` shows
 // each option's type and default, and an option of another mode (`adept predict epochs=3`) stops
@@ -8,10 +8,12 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "adept/errors.h"
 #include "adept/models/yolo/checkpoint.h"
 #include "adept/models/yolo/config.h"
+#include "adept/models/yolo/export.h"
 #include "adept/models/yolo/predictor.h"
 #include "adept/models/yolo/trainer.h"
 #include "adept/models/yolo/validator.h"
@@ -109,6 +111,11 @@ CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, unsigned m
       default_value = fmt::format("{}", models::yolo::default_conf(mode_bit));
       help = name == "train" ? "confidence threshold of the validation after each epoch" : "confidence threshold";
     }
+    if (s.key == "batch" && mode_bit == OptionSpec::kExport) {
+      default_value = "1";
+      help = "the exported input's batch (fixed unless dynamic)";
+    }
+    if (s.key == "imgsz" && mode_bit == OptionSpec::kExport) help = "input image size (default: the checkpoint's)";
     CLI::Option* opt = given->options[s.key] = cmd->add_option("--" + s.key, given->text[s.key], help);
     opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->type_name(type_name(s))->default_str(default_value);
     if (s.kind == OptionSpec::Kind::Bool) opt->expected(0, 1);
@@ -171,6 +178,17 @@ void register_yolo_commands(CLI::App& app) {
                       [](const Config& c) {
                         models::yolo::LoadedModel m = models::yolo::load_model(c.str("model"));
                         fmt::print("{}", models::yolo::summary(*m.model, c.integer("imgsz")).table());
+                      });
+  add_yolo_subcommand(app, "export", OS::kExport,
+                      "Export a YOLO11 model to ONNX (format=onnx): the evaluation-mode graph of Ultralytics' export, "
+                      "input `images` (batch, 3, imgsz, imgsz), output `output0` (batch, 4 + nc, anchors) of xywh "
+                      "boxes in pixels and class scores, BatchNorm folded; written next to the checkpoint as .onnx.",
+                      "  adept export model=runs/detect/quickstart/weights/best.safetensors format=onnx\n"
+                      "  adept export model=best.safetensors imgsz=320 dynamic=True opset=13\n",
+                      [](const Config& c) {
+                        const models::yolo::OnnxExportResult r = models::yolo::export_model(c);
+                        fmt::print("exported {} (ONNX opset {}, IR {}): images [{}] -> output0 [{}]\n", r.path, r.opset,
+                                   r.ir_version, fmt::join(r.input_shape, ", "), fmt::join(r.output_shape, ", "));
                       });
 }
 

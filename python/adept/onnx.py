@@ -5,7 +5,8 @@ autograd, and fine-tunes: floating-point initializers are parameters (buffers wh
 configuration or running statistics), registered under the ONNX names split at ``.`` so that
 ``state_dict()`` keys are the exporter's. ``model(*inputs)`` takes the graph inputs in order and returns
 one tensor for a one-output graph, else a tuple in graph-output order. Opsets 9 to 25 of the default
-domain; see the README's ONNX section for the op list.
+domain; see the README's ONNX section for the op list. Export: ``adept.models.YOLO(...).export(format="onnx")``
+(README, "ONNX export").
 
 Errors: ``adept.IOError`` (an ``OSError``) naming the file for an unreadable, truncated or malformed
 model; ``UnsupportedError`` (a ``NotImplementedError``) listing every unsupported op and element type of

@@ -1,10 +1,11 @@
 // The YOLO11 engine bound into `_C._models` (the C++ side of adept.models.YOLO): the option table,
-// LoadedModel, load_model, and the train / val / predict modes with options given as a dict.
+// LoadedModel, load_model, and the train / val / predict / export modes with options given as a dict.
 #include <memory>
 
 #include "adept/io/safetensors.h"
 #include "adept/models/yolo/checkpoint.h"
 #include "adept/models/yolo/config.h"
+#include "adept/models/yolo/export.h"
 #include "adept/models/yolo/predictor.h"
 #include "adept/models/yolo/trainer.h"
 #include "adept/models/yolo/validator.h"
@@ -213,6 +214,12 @@ py::tuple predict_py(const py::object& options, const LoadedModel* model) {
   return py::make_tuple(run.save_dir, images);
 }
 
+std::string export_py(const py::object& options, const LoadedModel* model) {
+  const Config config = config_from_py(options);
+  py::gil_scoped_release nogil;
+  return export_model(config, model).path;
+}
+
 const char* kind_text(OptionSpec::Kind k) {
   switch (k) {
     case OptionSpec::Kind::Int: return "int";
@@ -278,6 +285,8 @@ void init_models_engine(py::module_& m) {
   mm.def("predict", &predict_py, py::arg("options"), py::arg("model") = py::none(),
          "Runs `adept predict` (with `model` when given). Returns (save_dir, [{path, height, width, boxes (n, 6) "
          "x1, y1, x2, y2, conf, cls}]).");
+  mm.def("export", &export_py, py::arg("options"), py::arg("model") = py::none(),
+         "Runs `adept export` (of `model` when given): writes the ONNX model and returns its path.");
 }
 
 }  // namespace adept::python

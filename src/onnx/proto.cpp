@@ -58,6 +58,20 @@ std::optional<Dtype> dtype_from_onnx(int32_t elem_type) {
   }
 }
 
+int32_t onnx_type_from_dtype(Dtype dtype) {
+  switch (dtype) {
+    case kFloat32: return ::onnx::TensorProto::FLOAT;
+    case kUInt8: return ::onnx::TensorProto::UINT8;
+    case kInt32: return ::onnx::TensorProto::INT32;
+    case kInt64: return ::onnx::TensorProto::INT64;
+    case kBool: return ::onnx::TensorProto::BOOL;
+    case kFloat16: return ::onnx::TensorProto::FLOAT16;
+    case kFloat64: return ::onnx::TensorProto::DOUBLE;
+    case kBFloat16: return ::onnx::TensorProto::BFLOAT16;
+  }
+  throw Error("unreachable: every Adept dtype has an ONNX element type");
+}
+
 std::string onnx_type_name(int32_t elem_type) {
   if (elem_type >= 0 && elem_type < static_cast<int32_t>(std::size(kTypeNames))) return kTypeNames[elem_type];
   return "TYPE" + std::to_string(elem_type);
@@ -178,6 +192,20 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& wh
       return from_bit_patterns<BFloat16>(proto.int32_data(), shape, *dtype);
   }
   throw Error("unreachable: every Adept dtype is handled above");
+}
+
+void tensor_to_proto(const Tensor& value, const std::string& name, ::onnx::TensorProto* proto) {
+  ADEPT_CHECK(value.defined(), ValueError, "ONNX export: tensor '{}' is undefined", name);
+  proto->set_name(name);
+  proto->set_data_type(onnx_type_from_dtype(value.dtype()));
+  for (int64_t d : value.sizes()) proto->add_dims(d);
+  const Tensor host = value.detach().cpu().contiguous();
+  if (host.numel() == 0) {
+    proto->set_raw_data("");
+    return;
+  }
+  proto->set_raw_data(static_cast<const char*>(host.data_ptr()),
+                      static_cast<size_t>(host.numel()) * element_size(host.dtype()));
 }
 
 }  // namespace adept::onnx::detail

@@ -1,5 +1,5 @@
-// Reading ONNX protobuf messages into Adept values: element types, TensorProto data (raw_data and
-// the typed fields), and the checks that turn malformed messages into IOError.
+// Reading ONNX protobuf messages into Adept values (element types, TensorProto data from raw_data and
+// the typed fields, the checks that turn malformed messages into IOError) and writing tensors back.
 #pragma once
 #include <optional>
 #include <string>
@@ -13,6 +13,8 @@ namespace adept::onnx::detail {
 /// The Adept dtype of an ONNX element type (TensorProto.DataType), nullopt for one Adept lacks
 /// (int8, uint16, string, complex, float8, int4 ...).
 std::optional<Dtype> dtype_from_onnx(int32_t elem_type);
+/// The ONNX element type of an Adept dtype (every Adept dtype has one).
+int32_t onnx_type_from_dtype(Dtype dtype);
 /// The ONNX name of an element type ("FLOAT", "FLOAT8E4M3FN" ...), "TYPE<n>" for unknown codes.
 std::string onnx_type_name(int32_t elem_type);
 
@@ -25,5 +27,9 @@ std::string onnx_type_name(int32_t elem_type);
 /// dims, external data without a base_dir (a model loaded from bytes) or whose file is missing, short
 /// or outside base_dir; UnsupportedError for an element type Adept lacks.
 Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& what, const std::string& base_dir = "");
+
+/// Fills `proto` with `value` named `name`: dims, data_type and raw_data (little-endian, contiguous copy
+/// made on the CPU; bool as one byte per value), the form tensor_from_proto reads back bit for bit.
+void tensor_to_proto(const Tensor& value, const std::string& name, ::onnx::TensorProto* proto);
 
 }  // namespace adept::onnx::detail

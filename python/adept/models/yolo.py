@@ -4,9 +4,10 @@
     model.train(epochs=3)                          # built-in shapes dataset; data="coco128.yaml" for your own
     metrics = model.val()                          # {"map50": ..., "map50_95": ..., "per_class": [...], ...}
     results = model.predict("bus.jpg", conf=0.3)   # [Results], boxes in original-image pixels
+    path = model.export(format="onnx")             # best.onnx next to the checkpoint
     out = model(adept.rand(1, 3, 640, 640))        # a tensor: the Yolo11 forward (nn.Module)
 
-Options are those of ``adept train | val | predict`` (include/adept/models/yolo/config.h; the list
+Options are those of ``adept train | val | predict | export`` (include/adept/models/yolo/config.h; the list
 is ``adept.models.yolo.option_specs()``): an unknown name or a bad value raises ValueError naming
 the option before any work starts. ``model=`` is not accepted by the methods: the object's own
 model runs (``YOLO(...)`` chooses it).
@@ -234,3 +235,23 @@ class YOLO(nn.Module):
         save_dir, images = _engine.predict(options, self._engine_model())
         names = self.names
         return [Results(im["path"], (im["height"], im["width"]), im["boxes"], names, save_dir) for im in images]
+
+    def export(self, **options):
+        """Writes this model as an ONNX file (``adept export``) and returns its path, as Ultralytics'
+        ``YOLO(...).export(format="onnx")``.
+
+        ``options``: ``format`` ("onnx", the only one), ``imgsz`` (default: the checkpoint's training
+        size, else 640; a multiple of 32), ``batch`` (1), ``dynamic`` (False: symbolic batch, height and
+        width when True), ``opset`` (17; 11 to 21). The graph computes this model's evaluation-mode
+        forward: input ``images`` float32 (batch, 3, imgsz, imgsz), output ``output0`` (batch, 4 + nc,
+        anchors): boxes cx, cy, w, h in input pixels, then the sigmoid class scores; BatchNorm folded
+        into the convolutions; metadata (names, stride, imgsz, task ...) as Ultralytics writes it. The
+        file goes next to the checkpoint with the suffix ``.onnx`` (a new model: ``yolo11<scale>.onnx``
+        in the working directory). ``adept.onnx.load`` and onnxruntime run it.
+
+        Errors: ValueError for an unknown option, a format other than onnx, an unsupported opset or a
+        size that is not a multiple of 32; ``adept.onnx.UnsupportedError`` naming a module the exporter
+        does not know (e.g. a replaced activation); IOError when the file cannot be written.
+        """
+        _own_model_only("export", options)
+        return _engine.export(options, self._engine_model())

@@ -1,4 +1,4 @@
-// The options of `adept train | val | predict` and of adept.models.YOLO, with Ultralytics' names
+// The options of `adept train | val | predict | summary | export` and of adept.models.YOLO, with Ultralytics' names
 // and defaults (ultralytics/cfg/default.yaml, ../shared/docs/yolo11.md section 5.1): one table
 // that the command line, the Python API and checkpoints all read.
 #pragma once
@@ -13,7 +13,7 @@ namespace adept::models::yolo {
 struct OptionSpec {
   enum class Kind { Int, Float, Bool, String };
   /// The modes (`adept` subcommands) an option applies to, as bits of `modes`.
-  enum Mode : unsigned { kTrain = 1u, kVal = 2u, kPredict = 4u, kSummary = 8u, kAllModes = 15u };
+  enum Mode : unsigned { kTrain = 1u, kVal = 2u, kPredict = 4u, kSummary = 8u, kExport = 16u, kAllModes = 31u };
   std::string key;            ///< Ultralytics' name (`epochs`, `imgsz`, `lr0` ...)
   Kind kind;
   std::string default_value;  ///< "" for a string option means "not given" (e.g. `data`, `resume`)

@@ -15,21 +15,22 @@ namespace adept::models::yolo {
 namespace {
 
 using K = OptionSpec::Kind;
-// The modes of each row: train, val, predict, summary.
-constexpr unsigned T = OptionSpec::kTrain, V = OptionSpec::kVal, P = OptionSpec::kPredict, S = OptionSpec::kSummary;
+// The modes of each row: train, val, predict, summary, export.
+constexpr unsigned T = OptionSpec::kTrain, V = OptionSpec::kVal, P = OptionSpec::kPredict, S = OptionSpec::kSummary,
+                   E = OptionSpec::kExport;
 
 std::vector<OptionSpec> make_specs() {
   return {
       // What to run on.
       {"model", K::String, "yolo11n",
-       "model: a scale name (yolo11n/s/m/l/x) or a checkpoint (.safetensors)", T | V | P | S, "SCALE|PATH"},
+       "model: a scale name (yolo11n/s/m/l/x) or a checkpoint (.safetensors)", T | V | P | S | E, "SCALE|PATH"},
       {"data", K::String, "",
        "dataset YAML or folder; empty or 'shapes': the built-in synthetic shapes dataset", T | V, "PATH"},
       {"source", K::String, "",
        "predict: an image, a folder, a .txt list of images, or comma-separated paths", P, "PATH"},
       {"device", K::String, "cpu", "device to run on: cpu or vulkan", T | V | P, "DEVICE"},
-      {"imgsz", K::Int, "640", "input image size (pixels, a multiple of 32)", T | V | P | S},
-      {"batch", K::Int, "16", "images per batch", T | V},
+      {"imgsz", K::Int, "640", "input image size (pixels, a multiple of 32)", T | V | P | S | E},
+      {"batch", K::Int, "16", "images per batch (export: the input's batch, default 1)", T | V | E},
       {"workers", K::Int, "8", "data-loader worker processes (at most the number of CPUs)", T | V},
       // Training.
       {"epochs", K::Int, "100", "epochs to train", T},
@@ -93,6 +94,10 @@ std::vector<OptionSpec> make_specs() {
       {"line_width", K::Int, "0", "predict: box line width in pixels (0: from the image size)", P},
       {"show_labels", K::Bool, "true", "predict: draw class names", P},
       {"show_conf", K::Bool, "true", "predict: draw confidences", P},
+      // Export (Ultralytics' export arguments of format=onnx).
+      {"format", K::String, "onnx", "export: the file format (onnx)", E, "FORMAT"},
+      {"dynamic", K::Bool, "false", "export: symbolic batch, height and width (ONNX dynamic axes)", E},
+      {"opset", K::Int, "17", "export: ONNX opset (11 to 21)", E},
   };
 }
 
@@ -155,7 +160,7 @@ double default_conf(unsigned mode) { return mode == OptionSpec::kPredict ? 0.25 
 
 std::string mode_names(unsigned modes) {
   std::string out;
-  for (const auto& [bit, name] : {std::pair{T, "train"}, {V, "val"}, {P, "predict"}, {S, "summary"}})
+  for (const auto& [bit, name] : {std::pair{T, "train"}, {V, "val"}, {P, "predict"}, {S, "summary"}, {E, "export"}})
     if (modes & bit) out += (out.empty() ? "" : ", ") + std::string(name);
   return out;
 }
