@@ -6,6 +6,7 @@
 
 #include "adept/distributed.h"
 #include "adept/distributed/data_parallel.h"
+#include "adept/distributed/sync_batch_norm.h"
 
 namespace adept::python {
 
@@ -97,6 +98,14 @@ void init_distributed(py::module_& parent) {
       .def("prepare_for_backward", &dist::Reducer::prepare_for_backward, py::arg("outputs"))
       .def_property("require_sync", &dist::Reducer::require_sync, &dist::Reducer::set_require_sync)
       .def("bucket_indices", &dist::Reducer::bucket_indices);
+  py::class_<dist::SyncBatchNorm, nn::BatchNorm, std::shared_ptr<dist::SyncBatchNorm>>(
+      m, "SyncBatchNorm", py::dynamic_attr(),
+      "BatchNorm over (N, C, *) whose training statistics span every rank's batch (torch.nn.SyncBatchNorm).")
+      .def(py::init<int64_t, double, std::optional<double>, bool, bool>(), py::arg("num_features"),
+           py::arg("eps") = 1e-5, py::arg("momentum") = 0.1, py::arg("affine") = true,
+           py::arg("track_running_stats") = true);
+  m.def("convert_sync_batchnorm", &dist::convert_sync_batchnorm, py::arg("module"),
+        "Replaces every BatchNorm under module (and module itself) by a SyncBatchNorm sharing its tensors.");
   m.def("broadcast_coalesced", [](const std::vector<adept::Tensor>& tensors, int src) {
     py::gil_scoped_release nogil;
     dist::broadcast_coalesced(tensors, src);

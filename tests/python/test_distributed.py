@@ -135,6 +135,11 @@ def test_ddp():
         assert f"rank {r}: ddp OK" in out, out
 
 
+def test_sync_batch_norm_equals_batch_norm_over_the_global_batch():
+    rc, out, _ = mpirun("sync_bn.py")
+    assert rc == 0 and "rank 0: sync_bn OK" in out and "rank 1: sync_bn OK" in out, out
+
+
 def test_ddp_eval_mode_backward_averages_gradients():
     # torch arms its reducer whenever grad mode is on: a backward after ddp.eval() (frozen BatchNorm) averages too.
     rc, out, _ = mpirun("ddp.py", "eval_grad")

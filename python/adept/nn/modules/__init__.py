@@ -48,6 +48,8 @@ Upsample = _nn.Upsample
 
 BatchNorm1d = _nn.BatchNorm1d
 BatchNorm2d = _nn.BatchNorm2d
+SyncBatchNorm = _C._distributed.SyncBatchNorm
+SyncBatchNorm.convert_sync_batchnorm = staticmethod(_C._distributed.convert_sync_batchnorm)
 LayerNorm = _nn.LayerNorm
 GroupNorm = _nn.GroupNorm
 
