@@ -189,7 +189,10 @@ class YOLO(nn.Module):
         _own_model_only("train", options)
         was_training = self.training
         result = _engine.train(options, self._engine_model(), on_batch_end, stop_requested)
-        self._adopt(result["best"] or result["last"])
+        if result["best"] or result["last"]:
+            self._adopt(result["best"] or result["last"])
+        # else: a rank other than 0 of a data-parallel run (rank 0 writes the checkpoints); its model holds
+        # the trained weights (the same on every rank), not the EMA that the checkpoints hold.
         super().train(was_training)
         self.metrics = result["best_val"]
         return result

@@ -156,7 +156,10 @@ void CommThread::run() {
 void CommThread::execute(Task& c) {
   const int n = world_size_;
   // Tell every other rank which collective this is, and listen for theirs.
-  const Notice mine{static_cast<int64_t>(c.seq), op_code(c.name), c.count, dtype_code(c)};
+  // The op's name and, for reductions, the reduce op: SUM on one rank and MAX on another is a mismatch too.
+  const bool reduces = c.kind == Kind::AllReduce || c.kind == Kind::ReduceScatter;
+  const Notice mine{static_cast<int64_t>(c.seq), op_code(c.name) * 8 + (reduces ? static_cast<int64_t>(c.op) + 1 : 0),
+                    c.count, dtype_code(c)};
   std::vector<Notice> theirs(n);
   std::vector<MPI_Request> notices;  // receives first (index = peer order), then sends
   std::vector<int> peer_of;
