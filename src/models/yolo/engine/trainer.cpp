@@ -660,13 +660,9 @@ TrainResult Trainer::run() {
       const Tensor host = values.to(kCPU).to(kFloat64).contiguous();
       const double* hv = host.data_ptr<double>();
       const std::array<double, 3> li = {hv[1], hv[2], hv[3]};
-      // Skipping a batch and stopping are decided by all ranks together (each would otherwise wait in
-      // the other's all-reduces).
-      const std::vector<double> agreed =
-          agree({std::isfinite(hv[0]) ? 0.0 : 1.0,
-                 g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested()) ? 1.0 : 0.0});
-      const bool stop = agreed[1] != 0;
-      if (agreed[0] != 0) {
+      // Skipping a batch is decided by all ranks together (each would otherwise wait in the other's
+      // all-reduces), and so is stopping, at the end of the batch.
+      if (agree({std::isfinite(hv[0]) ? 0.0 : 1.0})[0] != 0) {
         ++nonfinite_streak_;
         spdlog::warn("epoch {} batch {}: the loss is not finite (box {}, cls {}, dfl {}); skipping this batch", epoch + 1,
                      i + 1, li[0], li[1], li[2]);
@@ -700,6 +696,8 @@ TrainResult Trainer::run() {
       const double n = static_cast<double>(i);
       bar.update(i, fmt::format("box {:.4f} cls {:.4f} dfl {:.4f} inst {} | {:.1f} img/s", loss_sum_[0] / n,
                                 loss_sum_[1] / n, loss_sum_[2] / n, targets.size(0), ips));
+      const bool stop =
+          agree({g_interrupted || (callbacks_.stop_requested && callbacks_.stop_requested()) ? 1.0 : 0.0})[0] != 0;
       if (stop) {
         bar.finish("interrupted");
         if (main_) save_checkpoint(checkpoint(epoch, i), last_);
