@@ -14,6 +14,11 @@
 // with dispatches, host recording time and wall time per step.
 // `--amp 1` (train) runs the step as `adept train amp=True` does: the forward under float16 autocast, the
 // loss in float32, GradScaler (scale, unscale, inf check, step, update).
+// `--ddp overlap|after` (train, under mpirun) runs the step data-parallel over adept::distributed's MPI group,
+// each rank on its own B images: `overlap` as `adept train` does (the Reducer's hooks start each bucket's
+// all-reduce during backward), `after` all-reduces the gradients once backward has finished (bucketed the same
+// way, phase "allreduce"), so backward's time without communication and the communication's own time are both
+// known; rank 0 prints the JSON with every rank's step medians (bench/distributed/ddp_scaling.py drives it).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -30,6 +35,8 @@
 #include <nlohmann/json.hpp>
 
 #include "adept/adept.h"
+#include "adept/distributed.h"
+#include "adept/distributed/data_parallel.h"
 #include "adept/models/yolo/loss.h"
 #include "adept/models/yolo/yolo11.h"
 #include "adept/profiler.h"
@@ -48,7 +55,8 @@ constexpr const char* kUsage =
     "usage: adept_bench_yolo init --out W.safetensors [--scale n] [--nc 80] [--seed 0]\n"
     "       adept_bench_yolo train|infer --inputs I.safetensors [--weights W.safetensors] [--scale n] [--nc 80]\n"
     "                        [--warmup N] [--iters N] [--threads N] [--lr 0.01] [--device cpu|vulkan]\n"
-    "                        [--synthetic BxS] [--vary-targets 0|1] [--phase-sync 0|1] [--profile N] [--amp 0|1]\n";
+    "                        [--synthetic BxS] [--vary-targets 0|1] [--phase-sync 0|1] [--profile N] [--amp 0|1]\n"
+    "                        [--ddp off|overlap|after]  (train, under mpirun)\n";
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -109,7 +117,7 @@ std::vector<double> to_vector(const Tensor& t) {
 }
 
 struct Args {
-  std::string mode, inputs, weights, out, scale = "n", device = "cpu", synthetic;
+  std::string mode, inputs, weights, out, scale = "n", device = "cpu", synthetic, ddp = "off";
   int64_t nc = 80, warmup = -1, iters = -1, threads = 2, profile = 0;
   bool phase_sync = true;
   bool vary_targets = false;
@@ -141,6 +149,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--phase-sync") a.phase_sync = v != "0";
     else if (k == "--profile") a.profile = std::stoll(v);
     else if (k == "--amp") a.amp = v != "0";
+    else if (k == "--ddp") a.ddp = v;
     else throw ValueError("unknown option " + k);
   }
   if (a.warmup < 0) a.warmup = a.mode == "train" ? 2 : 3;
@@ -262,6 +271,23 @@ json profile_steps(Yolo11& model, const DetectionLoss& criterion, optim::SGD& op
 }
 #endif
 
+// `--ddp after`: each bucket of gradients (the Reducer's buckets, in its launch order) averaged over the ranks once
+// backward has finished, through one flat buffer per bucket.
+void all_reduce_after_backward(const std::vector<std::vector<size_t>>& buckets, const std::vector<Tensor>& params) {
+  for (const std::vector<size_t>& bucket : buckets) {
+    std::vector<Tensor> flat;
+    for (size_t i : bucket) flat.push_back(params[i].grad().reshape({-1}));
+    Tensor buffer = cat(flat);
+    distributed::all_reduce(buffer, distributed::ReduceOp::AVG);
+    int64_t offset = 0;
+    for (size_t i : bucket) {
+      Tensor g = params[i].grad();
+      g.copy_(buffer.narrow(0, offset, g.numel()).view(g.sizes()));
+      offset += g.numel();
+    }
+  }
+}
+
 // Training step as a trainer runs it: zero_grad, train-mode forward, DetectionLoss, backward,
 // SGD with Nesterov momentum and weight decay. Times each phase of every step.
 json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args& a, json r) {
@@ -284,6 +310,20 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
   r["amp"] = a.amp;
   DetectionLoss criterion(model);
   model.train();
+  // Data-parallel (--ddp): rank 0's weights everywhere, then the Reducer armed every step (overlap) or only
+  // its buckets used after backward (after); the loss's normaliser is summed over the ranks as in training.
+  std::unique_ptr<distributed::Reducer> reducer;
+  std::vector<Tensor> named_params;
+  if (a.ddp != "off") {
+    std::vector<Tensor> state = model.parameters();
+    for (const Tensor& b : model.buffers()) state.push_back(b);
+    distributed::broadcast_coalesced(state, 0);
+    const auto named = model.named_parameters();
+    reducer = std::make_unique<distributed::Reducer>(named);
+    for (const auto& np : named) named_params.push_back(np.second);
+    criterion.distributed = true;
+    r["world_size"] = distributed::get_world_size();
+  }
   r["baseline_rss_mib"] = current_rss_mib();
   r["baseline_peak_rss_mib"] = peak_rss_mib();
 
@@ -306,8 +346,13 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
     phase_end("forward");  // zero_grad included
     auto [loss, items] = criterion(maps, targets);
     phase_end("loss");
+    if (a.ddp == "overlap") reducer->prepare_for_backward({loss});
     scaler.scale(loss).backward();
     phase_end("backward");
+    if (a.ddp == "after") {
+      all_reduce_after_backward(reducer->bucket_indices(), named_params);
+      phase_end("allreduce");
+    }
     scaler.step(opt);  // opt.step() without --amp
     scaler.update();
     if (!a.phase_sync) phases.stop("host_step", timed);
@@ -322,6 +367,16 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
     cpu.push_back(cpu_seconds() - c0);
   }
   const double batch = static_cast<double>(images.size(0));
+  if (reducer) {  // every rank's median step and phases, for rank 0's JSON
+    const int64_t world = distributed::get_world_size();
+    Tensor mine = tensor(std::vector<double>{median(steps), median(phases.wall["backward"])});
+    Tensor all = zeros({2 * world}, mine.dtype());
+    distributed::all_gather_into_tensor(all, mine);
+    json per_rank = json::array();
+    for (int64_t i = 0; i < world; ++i) per_rank.push_back(to_vector(all.narrow(0, 2 * i, 2)));
+    r["rank_step_and_backward_median_seconds"] = per_rank;
+    r["global_images_per_second"] = batch * static_cast<double>(world) / median(steps);
+  }
   r["step_seconds"] = steps;
   r["step_cpu_seconds"] = cpu;
   r["images_per_second"] = batch / median(steps);
@@ -374,6 +429,13 @@ int run(int argc, char** argv) {
   }
   Args a = parse(argc, argv);
   set_num_threads(static_cast<int>(a.threads));
+  ADEPT_CHECK(a.ddp == "off" || a.ddp == "overlap" || a.ddp == "after", ValueError,
+              "--ddp expects off, overlap or after, got '{}'", a.ddp);
+  ADEPT_CHECK(a.ddp == "off" || a.mode == "train", ValueError, "--ddp needs train");
+  if (a.ddp != "off") {
+    distributed::init_process_group("mpi");
+    a.seed += static_cast<uint64_t>(distributed::get_rank());  // each rank draws its own images and boxes
+  }
   manual_seed(a.seed);
   Yolo11 model(a.scale, a.nc);
   if (a.mode == "init") {
@@ -411,6 +473,11 @@ int run(int argc, char** argv) {
   const CpuCacheStats cache = cpu_cache_stats();
   r["cpu_cache"] = {{"hits", cache.hits}, {"misses", cache.misses}, {"cached_mib", cache.cached / 1048576.0},
                     {"limit_mib", cache.limit / 1048576.0}};
+  if (a.ddp != "off") {
+    const bool first = distributed::get_rank() == 0;
+    distributed::destroy_process_group();
+    if (!first) return 0;
+  }
   std::cout << r.dump() << std::endl;
   return 0;
 }

@@ -1,9 +1,9 @@
 // The "mpi" backend of adept::distributed (libadept_mpi.so): the one thread that calls MPI. Collectives are queued
-// by the caller's thread and run in order; each is a non-blocking MPI collective polled to completion
-// against a deadline. Next to it, every rank tells every other one which collective it has started
-// (sequence number, op, element count and type, on a duplicate communicator), so that a timeout names
-// the ranks that never arrived and a mismatched collective (another op or size as the same step) is an
-// error naming both ranks before it can corrupt data or hang.
+// by the caller's thread and run in order. Before each, every rank tells every other one which collective it has
+// started (sequence number, op, element count and type, on a duplicate communicator) and polls for the others'
+// notices against a deadline, so that a timeout names the ranks that never arrived and a mismatched collective
+// (another op or size as the same step) is an error naming both ranks before it can corrupt data or hang. Once
+// every rank has arrived, the blocking MPI collective runs on this thread.
 #pragma once
 #include <mpi.h>
 
