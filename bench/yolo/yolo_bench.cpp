@@ -323,6 +323,7 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
     for (const auto& np : named) named_params.push_back(np.second);
     criterion.distributed = true;
     r["world_size"] = distributed::get_world_size();
+    r["ddp"] = a.ddp;
   }
   r["baseline_rss_mib"] = current_rss_mib();
   r["baseline_peak_rss_mib"] = peak_rss_mib();

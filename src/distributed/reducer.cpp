@@ -163,7 +163,9 @@ Reducer::Reducer(const std::vector<std::pair<std::string, Tensor>>& named_parame
     const auto key = std::make_tuple(static_cast<int>(p.dtype()), static_cast<int>(p.device().type), p.device().index);
     const int64_t bytes = p.numel() * static_cast<int64_t>(element_size(p.dtype()));
     auto it = open.find(key);
-    const int64_t cap = s.buckets.empty() ? options.first_bucket_cap_bytes : options.bucket_cap_bytes;
+    // The first bucket (the last layers' gradients, ready first) holds up to first_bucket_cap_bytes.
+    const int64_t cap =
+        it != open.end() && it->second == 0 ? options.first_bucket_cap_bytes : options.bucket_cap_bytes;
     if (it == open.end() || (s.buckets[it->second].bytes > 0 && s.buckets[it->second].bytes + bytes > cap)) {
       s.buckets.emplace_back();
       open[key] = s.buckets.size() - 1;

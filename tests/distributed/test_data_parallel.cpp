@@ -121,6 +121,20 @@ TEST(Reducer, AveragesGradientsInBucketsAndEqualsTheGlobalBatch) {
   for (size_t i = 0; i < pd.size(); ++i) EXPECT_TRUE(close(pd[i].grad(), pr[i].grad() * 2, 1e-10, 1e-12)) << i;
 }
 
+TEST(Reducer, FirstBucketHasItsOwnCap) {
+  // Float64 Linear(5, 16) -> Linear(16, 3): 640, 128, 384 and 24 bytes. Reverse order with a first bucket of up
+  // to 1000 bytes and later ones of 200: {3, 2, 1} (536 bytes), then {0}.
+  auto net = std::make_shared<nn::Sequential>();
+  net->append(std::make_shared<nn::Linear>(5, 16));
+  net->append(std::make_shared<nn::Linear>(16, 3));
+  net->to(kFloat64);
+  dist::ReducerOptions ro;
+  ro.first_bucket_cap_bytes = 1000;
+  ro.bucket_cap_bytes = 200;
+  dist::Reducer r(net->named_parameters(), ro);
+  EXPECT_EQ(r.bucket_indices(), (std::vector<std::vector<size_t>>{{3, 2, 1}, {0}}));
+}
+
 TEST(Reducer, UnusedParameters) {
   auto a = std::make_shared<nn::Linear>(2, 2), b = std::make_shared<nn::Linear>(2, 2);
   auto net = std::make_shared<nn::Sequential>();

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -184,6 +185,7 @@ void CommThread::execute(Task& c) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto deadline = t0 + timeout_;
   size_t waiting = n_recv;
+  std::chrono::microseconds pause(20);
   while (waiting > 0) {
     for (size_t i = 0; i < n_recv; ++i) {
       const int r = peer_of[i];
@@ -210,9 +212,14 @@ void CommThread::execute(Task& c) {
       std::lock_guard lock(mu_);
       if (abort_code_ >= 0) abort_now(abort_code_, abort_message_);
     }
-    // Spin for 2 ms for latency, then back off so that the computing threads keep the cores.
-    if (now - t0 < std::chrono::milliseconds(2)) std::this_thread::yield();
-    else std::this_thread::sleep_for(std::chrono::microseconds(50));
+    // Spin for 200 us for latency, then sleep between polls, twice as long each time up to 1 ms, so that a
+    // bucket launched early in backward does not take the cores from the computing threads while it waits.
+    if (now - t0 < std::chrono::microseconds(200)) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(2 * pause, std::chrono::microseconds(1000));
+    }
   }
   // Every peer has received this rank's notice or will: its receive was posted before its own sends.
   MPI_Waitall(static_cast<int>(notices.size()), notices.data(), MPI_STATUSES_IGNORE);
