@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Data-parallel benchmarks on the lent GPU machine (16 CPU cores, one H200), in one call: ddp_scaling.py with 1, 2,
+# 4 and 8 processes of one thread (all-reduce bandwidth at 8, the YOLO11n step's scaling and overlap next to
+# torch.distributed's gloo with the machine's PyTorch), then the all-reduce of GPU tensors staged through the host
+# (2 processes on the one GPU) next to the same sizes on host tensors.
+# Carry .device/mpi.tar.xz (MPI=1 BUNDLE_OUT=.device/mpi.tar.xz scripts/device_bundle.sh
+# build/release/bench/adept_bench_yolo build/release/bench/adept_bench_allreduce: Open MPI as a relocated
+# prefix) and .gl/ (the Vulkan loader); everything lands in $OUT.
+set -u
+DEST=${OUT:?set OUT to a results folder}
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+mkdir -p /tmp/adept && tar -xJf .device/mpi.tar.xz -C /tmp/adept
+. /tmp/adept/mpienv
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$DEST/gpu.txt"
+timeout 420 python3 bench/distributed/ddp_scaling.py --bin-dir /tmp/adept/bin --procs ${PROCS:-1,2,4,8} \
+  --reps ${REPS:-2} --python python3 --out "$DEST/ddp_h200_host.json" > "$DEST/ddp_log.txt" 2>&1
+echo "ddp_scaling rc=$?" >> "$DEST/ddp_log.txt"
+M="mpirun -np 2 --oversubscribe --allow-run-as-root --bind-to none -x OMP_NUM_THREADS=1"
+for d in cpu vulkan; do
+  timeout 60 $M /tmp/adept/bin/adept_bench_allreduce --device $d --max-bytes 67108864 > "$DEST/allreduce_2x_$d.json" \
+    2>> "$DEST/ddp_log.txt"
+done
+cat "$DEST/ddp_log.txt"
