@@ -53,7 +53,9 @@ struct Graph {
 
 /// Parses and checks a serialized ModelProto (`what` names it in errors; external data is read from
 /// `base_dir`, the model file's folder, empty for a model given as bytes): IOError for bytes that do not
-/// parse or a graph that does not hold together, UnsupportedError listing every unsupported op and type.
+/// parse or a graph that does not hold together, UnsupportedError listing every unsupported op and type and
+/// every node its load-time check (OpEntry::check) refuses, the errors such a check raises for an invalid
+/// node (prefixed with the node).
 std::shared_ptr<Graph> build_graph(const std::string& bytes, const std::string& what, const std::string& base_dir);
 
 /// Runs `node` on `inputs` (one per node input, undefined when absent): moves Data and State inputs to
