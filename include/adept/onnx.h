@@ -74,8 +74,8 @@ class Model : public nn::Module {
 /// from raw_data (little-endian), the typed fields, or external data files in the model's folder
 /// (https://onnx.ai/onnx/repo-docs/ExternalData.html).
 /// Errors: IOError naming the file when it cannot be read or does not parse (truncated, not a model,
-/// an initializer whose data does not match its shape, an external data file missing, short or outside
-/// the model's folder); UnsupportedError listing every unsupported op
+/// an initializer whose data does not match its shape, an external data file missing, short, outside
+/// the model's folder or reached through a symbolic link); UnsupportedError listing every unsupported op
 /// and element type at once (and nodes whose input rank the importer lacks, e.g. a 3-d Conv whose weight
 /// is an initializer); ValueError for a node the ONNX spec makes invalid whatever its inputs (repeated
 /// axes given as an attribute or initializer, pooling pads not smaller than the kernel), naming the node.

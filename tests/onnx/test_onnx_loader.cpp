@@ -470,7 +470,7 @@ TEST(OnnxLoad, NamesThatAreNotUtf8AreIOErrors) {
 namespace {
 
 // QA after the export merge: repeated axes, pools whose pads cover a window, 3-d Conv and an Einsum diagonal
-// found only at the first forward.
+// found only at the first forward, and external data through symbolic links.
 
 // A model of `op` on x (rank 4, shape {2, 1, 3, 1}) at `opset` with int64 initializers `ints` (name, values).
 ModelBuilder op_model(const std::string& op, int64_t opset, std::vector<std::string> inputs,
@@ -597,6 +597,32 @@ TEST(OnnxLoad, Conv3dAndEinsumDiagonalAreListedWithTheUnsupportedOps) {
                           "FancyOp (opset 17) in 'fancy'"})
       EXPECT_NE(msg.find(s), std::string::npos) << s << " missing from: " << msg;
   }
+}
+
+TEST(OnnxLoad, ExternalDataThroughASymbolicLinkIsRefused) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / "adept_onnx_symlink";
+  fs::remove_all(root);
+  fs::path dir = root / "model", outside = root / "outside";
+  fs::create_directories(dir);
+  fs::create_directories(outside);
+  external_model("weights.bin", outside);  // writes outside/weights.bin
+  external_model("real.bin", dir);         // writes model/real.bin
+  fs::create_symlink(outside / "weights.bin", dir / "escape.bin");  // a link leaving the folder
+  fs::create_symlink("real.bin", dir / "alias.bin");                // a link inside it
+  fs::create_directory_symlink(outside, dir / "sub");               // a linked folder
+  for (const std::string location : {"escape.bin", "alias.bin", "sub/weights.bin"}) {
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model(location).bytes();
+    std::string msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+    EXPECT_NE(msg.find("tensor 'bias.weight' names external data '" + location + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("is a symbolic link"), std::string::npos) << msg;
+  }
+  std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model("real.bin").bytes();
+  EXPECT_NO_THROW(adept::onnx::load((dir / "model.onnx").string()));
+  std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model("/etc/passwd").bytes();
+  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+  EXPECT_NE(msg.find("not a relative path inside the model's folder"), std::string::npos) << msg;
+  fs::remove_all(root);
 }
 
 }  // namespace
