@@ -50,7 +50,10 @@ class Model : public nn::Module {
 
   /// Runs the graph on its inputs (graph inputs that are not initializers, in graph order) and returns
   /// its outputs in graph-output order. Inputs may be on any device; initializers and constants are
-  /// used on the inputs' device (move the module with to() to avoid copies).
+  /// used on the inputs' device (move the module with to() to avoid copies). After a floating-point
+  /// conversion of the module (to(kFloat16), to(kFloat64)), floating-point graph inputs are expected in its
+  /// dtype and floating-point constants (Constant nodes) follow it; values the graph itself casts (Cast,
+  /// ConstantOfShape ...) keep the dtypes it names.
   /// Errors: ValueError for a wrong number of inputs, DtypeError for an input whose dtype is not the
   /// declared element type, ShapeError for a wrong rank or a fixed dimension that differs, each naming
   /// the graph input; errors of the ops, prefixed with the node that raised them.

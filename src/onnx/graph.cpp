@@ -157,7 +157,8 @@ class GraphBuilder {
       ADEPT_CHECK(!t.name().empty(), IOError, "{}: an initializer has no name", what_);
       ADEPT_CHECK(!ids_.count(t.name()), IOError, "{}: initializer '{}' is defined twice", what_, t.name());
       try {
-        g_->initializers.push_back({t.name(), value(t.name()), tensor_from_proto(t, what_, base_dir_), false});
+        Tensor tensor = tensor_from_proto(t, what_, base_dir_);
+        g_->initializers.push_back({t.name(), value(t.name()), tensor, false, tensor.dtype()});
       } catch (const UnsupportedError& e) {
         unsupported_.insert(unsupported_.end(), e.items().begin(), e.items().end());
       }

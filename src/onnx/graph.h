@@ -36,6 +36,7 @@ struct Initializer {
   int value = -1;
   Tensor tensor;           ///< CPU tensor from the file; replaced by the module's registered handle
   bool trainable = false;  ///< floating point and read only as Data
+  Dtype file_dtype = kFloat32;  ///< the element type in the file (the handle's changes with Module::to(dtype))
 };
 
 struct Graph {

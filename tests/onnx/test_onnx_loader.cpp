@@ -470,7 +470,7 @@ TEST(OnnxLoad, NamesThatAreNotUtf8AreIOErrors) {
 namespace {
 
 // QA after the export merge: repeated axes, pools whose pads cover a window, 3-d Conv and an Einsum diagonal
-// found only at the first forward, and external data through symbolic links.
+// found only at the first forward, external data through symbolic links, and a module converted to float16.
 
 // A model of `op` on x (rank 4, shape {2, 1, 3, 1}) at `opset` with int64 initializers `ints` (name, values).
 ModelBuilder op_model(const std::string& op, int64_t opset, std::vector<std::string> inputs,
@@ -623,6 +623,41 @@ TEST(OnnxLoad, ExternalDataThroughASymbolicLinkIsRefused) {
   std::string msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
   EXPECT_NE(msg.find("not a relative path inside the model's folder"), std::string::npos) << msg;
   fs::remove_all(root);
+}
+
+TEST(OnnxModule, HalfConvertsTheExpectedInputAndTheConstants) {
+  // x -> Conv (weight, bias) -> Mul by a Constant [1]-shaped 0.5 -> y: after to(float16) the input is float16,
+  // the constant follows, and the output is close to float32's.
+  ModelBuilder b;
+  b.input("x", {1, 2, 4, 4});
+  b.output("y");
+  std::vector<float> w(2 * 2 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  b.floats("conv.weight", w, {2, 2, 3, 3});
+  b.floats("conv.bias", {0.25f, -0.5f}, {2});
+  auto& k = b.node("Constant", {}, {"half"});
+  auto* v = k.add_attribute();
+  v->set_name("value");
+  v->set_type(onnx::AttributeProto::TENSOR);
+  v->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  v->mutable_t()->add_dims(1);
+  v->mutable_t()->add_float_data(0.5f);
+  b.node("Conv", {"x", "conv.weight", "conv.bias"}, {"c"});
+  b.node("Mul", {"c", "half"}, {"y"});
+  auto m = adept::onnx::load_bytes(b.bytes());
+  Tensor x = adept::randn({1, 2, 4, 4});
+  Tensor want = m->forward(x);
+  m->to(adept::kFloat16);
+  Tensor y = m->forward(x.to(adept::kFloat16));
+  EXPECT_EQ(y.dtype(), adept::kFloat16);
+  EXPECT_TRUE(adept::allclose(y.to(adept::kFloat32), want, 1e-2, 1e-2));
+  std::string msg = message_of<adept::DtypeError>([&] { m->forward(x); });
+  EXPECT_NE(msg.find("'x' must be float16, got float32 (the model declares float32; the module was converted to "
+                     "float16)"),
+            std::string::npos)
+      << msg;
+  m->to(adept::kFloat32);  // back: float32 again
+  EXPECT_TRUE(adept::allclose(m->forward(x), want, 1e-2, 1e-2));
 }
 
 }  // namespace
