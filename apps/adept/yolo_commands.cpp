@@ -40,20 +40,14 @@ struct GivenOptions {
 
   // The OptionSpec of `key` when it applies to this mode; ValueError otherwise.
   const OptionSpec& spec(const std::string& key) const {
-    const auto& specs = models::yolo::option_specs();
-    auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
-    if (it == specs.end()) {
-      const std::string near = models::yolo::closest_option(key, mode_bit);
-      ADEPT_CHECK(near.empty(), ValueError, "YOLO option '{}' is not a valid option; did you mean '{}'?", key, near);
-      throw ValueError(fmt::format("YOLO option '{}' is not a valid option (`adept {} --help` lists them)", key, mode));
-    }
-    std::string owners = models::yolo::mode_names(it->modes);  // "train, val" -> "`adept train`, `adept val`"
+    const OptionSpec& s = models::yolo::find_option(key, mode_bit);
+    std::string owners = models::yolo::mode_names(s.modes);  // "train, val" -> "`adept train`, `adept val`"
     for (size_t at = owners.find(", "); at != std::string::npos; at = owners.find(", ", at + 10))
       owners.replace(at, 2, "`, `adept ");
-    ADEPT_CHECK(it->modes & mode_bit, ValueError,
+    ADEPT_CHECK(s.modes & mode_bit, ValueError,
                 "YOLO option '{}' belongs to `adept {}`, not to `adept {}` (`adept {} --help` lists its options)",
                 key, owners, mode, mode);
-    return *it;
+    return s;
   }
 
   Config config(const std::vector<std::string>& extras) const {
@@ -115,7 +109,8 @@ CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, unsigned m
       default_value = "1";
       help = "the exported input's batch (fixed unless dynamic)";
     }
-    if (s.key == "imgsz" && mode_bit == OptionSpec::kExport) help = "input image size (default: the checkpoint's)";
+    if (s.key == "imgsz" && mode_bit == OptionSpec::kExport)
+      help = "input image size: one integer, a multiple of 32 (square input; default: the checkpoint's)";
     CLI::Option* opt = given->options[s.key] = cmd->add_option("--" + s.key, given->text[s.key], help);
     opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->type_name(type_name(s))->default_str(default_value);
     if (s.kind == OptionSpec::Kind::Bool) opt->expected(0, 1);

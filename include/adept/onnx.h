@@ -50,7 +50,10 @@ class Model : public nn::Module {
 
   /// Runs the graph on its inputs (graph inputs that are not initializers, in graph order) and returns
   /// its outputs in graph-output order. Inputs may be on any device; initializers and constants are
-  /// used on the inputs' device (move the module with to() to avoid copies).
+  /// used on the inputs' device (move the module with to() to avoid copies). After a floating-point
+  /// conversion of the module (to(kFloat16), to(kFloat64)), floating-point graph inputs are expected in its
+  /// dtype and floating-point constants (Constant nodes) follow it; values the graph itself casts (Cast,
+  /// ConstantOfShape ...) keep the dtypes it names.
   /// Errors: ValueError for a wrong number of inputs, DtypeError for an input whose dtype is not the
   /// declared element type, ShapeError for a wrong rank or a fixed dimension that differs, each naming
   /// the graph input; errors of the ops, prefixed with the node that raised them.
@@ -74,8 +77,11 @@ class Model : public nn::Module {
 /// from raw_data (little-endian), the typed fields, or external data files in the model's folder
 /// (https://onnx.ai/onnx/repo-docs/ExternalData.html).
 /// Errors: IOError naming the file when it cannot be read or does not parse (truncated, not a model,
-/// an initializer whose data does not match its shape, an external data file missing, short or outside
-/// the model's folder); UnsupportedError listing every unsupported op and element type at once.
+/// an initializer whose data does not match its shape, an external data file missing, short, outside
+/// the model's folder or reached through a symbolic link); UnsupportedError listing every unsupported op
+/// and element type at once (and nodes whose input rank the importer lacks, e.g. a 3-d Conv whose weight
+/// is an initializer); ValueError for a node the ONNX spec makes invalid whatever its inputs (repeated
+/// axes given as an attribute or initializer, pooling pads not smaller than the kernel), naming the node.
 std::shared_ptr<Model> load(const std::string& path);
 /// load() on the bytes of a serialized ModelProto (errors name "<bytes>" instead of a file). External data
 /// is refused (IOError): there is no folder to find it in.

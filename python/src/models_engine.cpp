@@ -45,8 +45,9 @@ std::string option_text(const std::string& key, const py::handle& v) {
 }
 
 // A Config from {key: value}; a None value leaves the option unset (its default). adept.ValueError for
-// an unknown key or a bad value (Config::set).
-Config config_from_py(const py::handle& options) {
+// an unknown key (pointing to the --help of `modes`, the command the options are for: find_option) or a
+// bad value (Config::set).
+Config config_from_py(const py::handle& options, unsigned modes = OptionSpec::kAllModes) {
   Config c;
   if (options.is_none()) return c;
   if (!py::isinstance<py::dict>(options))
@@ -55,11 +56,8 @@ Config config_from_py(const py::handle& options) {
   for (auto [k, v] : options.cast<py::dict>()) {
     if (!py::isinstance<py::str>(k)) throw py::type_error("YOLO option names must be strings");
     const std::string key = k.cast<std::string>();
-    if (v.is_none()) {  // not given: the option keeps its default (after checking the name)
-      c.spec(key);
-      continue;
-    }
-    c.set(key, option_text(key, v));
+    find_option(key, modes);
+    if (!v.is_none()) c.set(key, option_text(key, v));  // None: not given, the option keeps its default
   }
   return c;
 }
@@ -157,7 +155,7 @@ TrainCallbacks python_callbacks(const py::object& on_batch_end, const py::object
 
 py::dict train_py(const py::object& options, LoadedModel* model, const py::object& on_batch_end,
                   const py::object& stop_requested) {
-  const Config config = config_from_py(options);
+  const Config config = config_from_py(options, OptionSpec::kTrain);
   TrainCallbacks cb = python_callbacks(on_batch_end, stop_requested);
   TrainResult r;
   {
@@ -178,7 +176,7 @@ py::dict train_py(const py::object& options, LoadedModel* model, const py::objec
 }
 
 py::dict val_py(const py::object& options, const LoadedModel* model) {
-  const Config config = config_from_py(options);
+  const Config config = config_from_py(options, OptionSpec::kVal);
   std::vector<std::string> names;
   ValidationResult r;
   {
@@ -196,7 +194,7 @@ py::dict val_py(const py::object& options, const LoadedModel* model) {
 }
 
 py::tuple predict_py(const py::object& options, const LoadedModel* model) {
-  const Config config = config_from_py(options);
+  const Config config = config_from_py(options, OptionSpec::kPredict);
   PredictRun run;
   {
     py::gil_scoped_release nogil;
@@ -215,7 +213,7 @@ py::tuple predict_py(const py::object& options, const LoadedModel* model) {
 }
 
 std::string export_py(const py::object& options, const LoadedModel* model) {
-  const Config config = config_from_py(options);
+  const Config config = config_from_py(options, OptionSpec::kExport);
   py::gil_scoped_release nogil;
   return export_model(config, model).path;
 }

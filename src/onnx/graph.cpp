@@ -1,5 +1,5 @@
-// Building the importer's graph from a ModelProto (values, topological order, unsupported-op report,
-// initializer roles, constants folded at load) and running one node of it.
+// Building the importer's graph from a ModelProto (values, load-time node checks, unsupported-op report,
+// topological order, initializer roles, constants folded at load) and running one node of it.
 #include "onnx/graph.h"
 
 #include <limits>
@@ -71,6 +71,22 @@ std::optional<std::string> type_issue(const ::onnx::TypeProto& type) {
   }
 }
 
+// Runs f(), its errors prefixed with the node ("node 'name' (Op): ..."): Adept errors keep their type, running
+// out of host memory is an OutOfMemoryError, and a standard-library check that a malformed node reached (an
+// index past a vector's end ...) is a ValueError, never an escaped std:: exception.
+template <class F>
+auto with_node_label(const GraphNode& node, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error&) {
+    rethrow_with_prefix(node.label + ": ");
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemoryError(fmt::format("{}: out of host memory (an output too large for this machine?)", node.label));
+  } catch (const std::logic_error& e) {
+    throw ValueError(fmt::format("{}: malformed node ({})", node.label, e.what()));
+  }
+}
+
 class GraphBuilder {
  public:
   GraphBuilder(const std::string& what, const std::string& base_dir)
@@ -90,10 +106,10 @@ class GraphBuilder {
     read_initializers(graph);
     read_inputs_outputs(graph);
     bind_nodes(graph);
+    check_nodes();
     report_unsupported();
     sort_nodes();
     assign_roles();
-    fold_constants();
     compute_last_uses();
     bind_state_writes();
     model.mutable_graph()->clear_initializer();  // the data lives in the tensors now
@@ -141,7 +157,8 @@ class GraphBuilder {
       ADEPT_CHECK(!t.name().empty(), IOError, "{}: an initializer has no name", what_);
       ADEPT_CHECK(!ids_.count(t.name()), IOError, "{}: initializer '{}' is defined twice", what_, t.name());
       try {
-        g_->initializers.push_back({t.name(), value(t.name()), tensor_from_proto(t, what_, base_dir_), false});
+        Tensor tensor = tensor_from_proto(t, what_, base_dir_);
+        g_->initializers.push_back({t.name(), value(t.name()), tensor, false, tensor.dtype()});
       } catch (const UnsupportedError& e) {
         unsupported_.insert(unsupported_.end(), e.items().begin(), e.items().end());
       }
@@ -191,11 +208,7 @@ class GraphBuilder {
         unsupported_.push_back({n.op_type(), n.domain(), it == other_opsets_.end() ? 0 : it->second, node_name(n), ""});
       } else if (g_->opset <= kMaxOpset) {
         node.op = registry().find(n.op_type(), g_->opset);
-        if (!node.op) {
-          unsupported_.push_back({n.op_type(), "", g_->opset, node_name(n), ""});
-        } else if (node.op->check) {
-          if (auto reason = node.op->check(n)) unsupported_.push_back({n.op_type(), "", g_->opset, node_name(n), *reason});
-        }
+        if (!node.op) unsupported_.push_back({n.op_type(), "", g_->opset, node_name(n), ""});
       }
       for (const auto& name : n.input()) node.inputs.push_back(name.empty() ? -1 : value(name));
       for (const auto& name : n.output()) {
@@ -212,6 +225,42 @@ class GraphBuilder {
       }
       g_->nodes.push_back(std::move(node));
     }
+  }
+
+  // Runs each bound node's load-time check (OpEntry::check) on the inputs known at load: nodes without
+  // inputs (Constant ...) first, each folded into a constant once it passes, so that the checks of the
+  // nodes reading them see their values. Reasons join the unsupported list; folded nodes leave the graph.
+  void check_nodes() {
+    std::map<int, Tensor> known;
+    for (const auto& init : g_->initializers) known[init.value] = init.tensor;
+    std::vector<bool> folded(g_->nodes.size(), false);
+    for (bool inputless : {true, false})
+      for (size_t k = 0; k < g_->nodes.size(); ++k) {
+        const GraphNode& node = g_->nodes[k];
+        if (!node.op || node.inputs.empty() != inputless) continue;
+        if (node.op->check) {
+          std::vector<Tensor> inputs;
+          for (int v : node.inputs) inputs.push_back(known.count(v) ? known.at(v) : Tensor());
+          OpContext ctx(*node.proto, g_->opset, std::move(inputs));
+          std::optional<std::string> reason = with_node_label(node, [&] { return node.op->check(ctx); });
+          if (reason) {
+            unsupported_.push_back({node.proto->op_type(), "", g_->opset, node_name(*node.proto), *reason});
+            continue;
+          }
+        }
+        if (!inputless) continue;
+        std::vector<Tensor> out = run_node(node, g_->opset, {});
+        for (size_t i = 0; i < node.outputs.size() && i < out.size(); ++i)
+          if (node.outputs[i] >= 0) {
+            g_->constants.emplace_back(node.outputs[i], out[i]);
+            known[node.outputs[i]] = out[i];
+          }
+        folded[k] = true;
+      }
+    std::vector<GraphNode> kept;
+    for (size_t k = 0; k < g_->nodes.size(); ++k)
+      if (!folded[k]) kept.push_back(std::move(g_->nodes[k]));
+    g_->nodes = std::move(kept);
   }
 
   void report_unsupported() {
@@ -233,6 +282,7 @@ class GraphBuilder {
     std::vector<bool> available(g_->num_values, false);
     for (const auto& in : g_->inputs) available[in.value] = true;
     for (const auto& init : g_->initializers) available[init.value] = true;
+    for (const auto& [v, t] : g_->constants) available[v] = true;
     std::map<int, std::vector<size_t>> readers;
     std::vector<int> missing(g_->nodes.size(), 0);
     for (size_t i = 0; i < g_->nodes.size(); ++i) {
@@ -284,21 +334,6 @@ class GraphBuilder {
     }
   }
 
-  // Nodes without inputs (Constant, ...) run once here; their outputs become constants.
-  void fold_constants() {
-    std::vector<GraphNode> kept;
-    for (auto& node : g_->nodes) {
-      if (!node.inputs.empty()) {
-        kept.push_back(std::move(node));
-        continue;
-      }
-      std::vector<Tensor> out = run_node(node, g_->opset, {});
-      for (size_t i = 0; i < node.outputs.size() && i < out.size(); ++i)
-        if (node.outputs[i] >= 0) g_->constants.emplace_back(node.outputs[i], out[i]);
-    }
-    g_->nodes = std::move(kept);
-  }
-
   void compute_last_uses() {
     std::vector<int> last(g_->num_values, -1);
     for (size_t i = 0; i < g_->nodes.size(); ++i)
@@ -342,7 +377,7 @@ std::shared_ptr<Graph> build_graph(const std::string& bytes, const std::string& 
 }
 
 std::vector<Tensor> run_node(const GraphNode& node, int64_t opset, std::vector<Tensor> inputs) {
-  try {
+  return with_node_label(node, [&] {
     std::optional<Device> device;
     for (size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].defined() && node.op->role(static_cast<int>(i)) != InputRole::Config &&
@@ -360,15 +395,7 @@ std::vector<Tensor> run_node(const GraphNode& node, int64_t opset, std::vector<T
       ADEPT_CHECK(node.outputs[i] < 0 || (i < out.size() && out[i].defined()), NotImplementedForDevice,
                   "output {} ('{}') is not computed by the importer", i, node.proto->output(static_cast<int>(i)));
     return out;
-  } catch (const Error&) {
-    rethrow_with_prefix(node.label + ": ");
-  } catch (const std::bad_alloc&) {
-    throw OutOfMemoryError(fmt::format("{}: out of host memory (an output too large for this machine?)", node.label));
-  } catch (const std::logic_error& e) {
-    // A malformed node that reached a standard library check (an index past a vector's end ...) is still a
-    // typed error naming the node, never an escaped std:: exception.
-    throw ValueError(fmt::format("{}: malformed node ({})", node.label, e.what()));
-  }
+  });
 }
 
 }  // namespace adept::onnx::detail

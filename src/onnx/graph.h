@@ -36,6 +36,7 @@ struct Initializer {
   int value = -1;
   Tensor tensor;           ///< CPU tensor from the file; replaced by the module's registered handle
   bool trainable = false;  ///< floating point and read only as Data
+  Dtype file_dtype = kFloat32;  ///< the element type in the file (the handle's changes with Module::to(dtype))
 };
 
 struct Graph {
@@ -53,7 +54,9 @@ struct Graph {
 
 /// Parses and checks a serialized ModelProto (`what` names it in errors; external data is read from
 /// `base_dir`, the model file's folder, empty for a model given as bytes): IOError for bytes that do not
-/// parse or a graph that does not hold together, UnsupportedError listing every unsupported op and type.
+/// parse or a graph that does not hold together, UnsupportedError listing every unsupported op and type and
+/// every node its load-time check (OpEntry::check) refuses, the errors such a check raises for an invalid
+/// node (prefixed with the node).
 std::shared_ptr<Graph> build_graph(const std::string& bytes, const std::string& what, const std::string& base_dir);
 
 /// Runs `node` on `inputs` (one per node input, undefined when absent): moves Data and State inputs to

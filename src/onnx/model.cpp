@@ -62,11 +62,28 @@ Tensor register_initializer(nn::Module& root, const detail::Initializer& init) {
 
 std::string dims_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
-void check_input(const detail::GraphInput& in, const Tensor& t) {
+// The floating-point dtype the module was converted to (Module::to(dtype), half(), double()), or nullopt
+// while its floating-point initializers keep the file's dtypes. to() converts every one of them alike.
+std::optional<Dtype> converted_dtype(const detail::Graph& g) {
+  for (const auto& init : g.initializers)
+    if (is_floating_point(init.file_dtype) && init.tensor.dtype() != init.file_dtype) return init.tensor.dtype();
+  return std::nullopt;
+}
+
+// `dtype`, or the module's converted dtype for a floating-point one.
+Dtype following(Dtype dtype, std::optional<Dtype> converted) {
+  return converted && is_floating_point(dtype) ? *converted : dtype;
+}
+
+void check_input(const detail::GraphInput& in, const Tensor& t, std::optional<Dtype> converted) {
   ADEPT_CHECK(t.defined(), ValueError, "ONNX graph input '{}' is an undefined tensor", in.name);
-  if (in.dtype)
-    ADEPT_CHECK(t.dtype() == *in.dtype, DtypeError, "ONNX graph input '{}' must be {}, got {}", in.name,
-                dtype_name(*in.dtype), dtype_name(t.dtype()));
+  if (in.dtype) {
+    Dtype want = following(*in.dtype, converted);
+    ADEPT_CHECK(t.dtype() == want, DtypeError, "ONNX graph input '{}' must be {}, got {}{}", in.name, dtype_name(want),
+                dtype_name(t.dtype()),
+                want == *in.dtype ? "" : fmt::format(" (the model declares {}; the module was converted to {})",
+                                                     dtype_name(*in.dtype), dtype_name(want)));
+  }
   if (!in.dims) return;
   std::vector<std::string> want;
   for (int64_t d : *in.dims) want.push_back(d < 0 ? "?" : std::to_string(d));
@@ -92,12 +109,13 @@ std::vector<Tensor> Model::forward_all(const std::vector<Tensor>& inputs) {
   ADEPT_CHECK(inputs.size() == g.inputs.size(), ValueError, "the ONNX graph takes {} input{} ({}), got {}",
               g.inputs.size(), g.inputs.size() == 1 ? "" : "s", fmt::join(g.input_names, ", "), inputs.size());
   std::vector<Tensor> values(g.num_values);
+  const std::optional<Dtype> converted = converted_dtype(g);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    check_input(g.inputs[i], inputs[i]);
+    check_input(g.inputs[i], inputs[i], converted);
     values[g.inputs[i].value] = inputs[i];
   }
   for (const auto& init : g.initializers) values[init.value] = init.tensor;
-  for (const auto& [v, t] : g.constants) values[v] = t;
+  for (const auto& [v, t] : g.constants) values[v] = t.to(following(t.dtype(), converted));
   for (const auto& node : g.nodes) {
     std::vector<Tensor> in;
     in.reserve(node.inputs.size());

@@ -1,7 +1,7 @@
 // ONNX Conv and ConvTranspose (https://onnx.ai/onnx/operators/onnx__Conv.html, onnx__ConvTranspose.html)
 // on Adept's conv2d / conv_transpose2d: 1-d inputs run as 2-d with a unit axis, asymmetric pads become an
 // explicit pad (Conv) or a crop of the unpadded result (ConvTranspose). 3-d transposed convolutions sum 2-d
-// ones over the kernel's depth; 3-d convolutions are refused.
+// ones over the kernel's depth; 3-d convolutions are refused (at load when the kernel's rank is known).
 #include "adept/ops/conv.h"
 #include "adept/ops/creation.h"
 #include "adept/ops/pointwise.h"
@@ -72,8 +72,8 @@ void transpose_pads(const OpContext& c, const Shape& in, Window& w, std::vector<
   if (output_shape.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
     for (size_t i = 0; i < n; ++i) output_shape.push_back(in[i] * w.strides[i]);
   if (output_shape.empty()) return;
-  ADEPT_CHECK(output_shape.size() >= n, ValueError, "ConvTranspose: output_shape has {} entries for {} spatial axes",
-              output_shape.size(), n);
+  ADEPT_CHECK(output_shape.size() >= n, ValueError,
+              "ConvTranspose: output_shape must have an entry per spatial axis ({}), got {}", n, output_shape.size());
   output_shape.erase(output_shape.begin(), output_shape.end() - static_cast<int64_t>(n));
   for (size_t i = 0; i < n; ++i) {
     // A negative total (output_shape beyond the natural size) extends the end, as ONNX's reference
@@ -112,8 +112,8 @@ Out conv_transpose_op(const OpContext& c) {
   Window w = read_window(c, in, kernel_of(c, weight));
   if (c.attr_string("auto_pad", "NOTSET") != "NOTSET") w.pad_begin = w.pad_end = std::vector<int64_t>(n, 0);
   std::vector<int64_t> output_padding = c.attr_ints("output_padding", std::vector<int64_t>(n, 0));
-  ADEPT_CHECK(output_padding.size() == n, ValueError, "ConvTranspose: output_padding has {} entries for {} axes",
-              output_padding.size(), n);
+  ADEPT_CHECK(output_padding.size() == n, ValueError,
+              "ConvTranspose: output_padding must have an entry per spatial axis ({}), got {}", n, output_padding.size());
   transpose_pads(c, in, w, output_padding);
   Tensor bias = c.has_input(2) ? c.input(2) : Tensor();
   int64_t groups = c.attr_int("group", 1);
@@ -156,12 +156,22 @@ Out conv_transpose_op(const OpContext& c) {
   return {y};
 }
 
+// Load-time check of Conv and ConvInteger: the spatial rank, where the kernel_shape attribute or a constant
+// weight tells it before the input arrives (3-d convolutions are refused).
+std::optional<std::string> conv_check(const OpContext& c) {
+  int64_t spatial = c.has_attr("kernel_shape") ? static_cast<int64_t>(c.attr_ints("kernel_shape").size())
+                    : c.has_input(1)           ? c.input(1).dim() - 2
+                                               : 0;
+  if (spatial > 2) return fmt::format("a {}-d convolution (1-d and 2-d are supported)", spatial);
+  return std::nullopt;
+}
+
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
-  r.add("Conv", 1, {conv_op});
+  r.add("Conv", 1, {conv_op, conv_check});
   r.add("ConvTranspose", 1, {conv_transpose_op});
-  r.add("ConvInteger", 10, {conv_integer_op, nullptr, {{2, InputRole::Config}, {3, InputRole::Config}}});
+  r.add("ConvInteger", 10, {conv_integer_op, conv_check, {{2, InputRole::Config}, {3, InputRole::Config}}});
 }
 
 }  // namespace adept::onnx::detail

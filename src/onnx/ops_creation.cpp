@@ -24,8 +24,8 @@ Out constant_op(const OpContext& c) {
   throw ValueError("Constant: none of value, value_float(s), value_int(s) is given");
 }
 
-std::optional<std::string> constant_check(const ::onnx::NodeProto& node) {
-  for (const auto& a : node.attribute()) {
+std::optional<std::string> constant_check(const OpContext& c) {
+  for (const auto& a : c.node().attribute()) {
     if (a.name() == "sparse_value" || a.name() == "value_string" || a.name() == "value_strings")
       return "attribute " + a.name() + " (sparse and string constants are not supported)";
     if (a.name() == "value" && !dtype_from_onnx(a.t().data_type()))

@@ -105,8 +105,8 @@ Out cast_op(const OpContext& c) {
   return {c.input(0).to(*to)};
 }
 
-std::optional<std::string> cast_check(const ::onnx::NodeProto& node) {
-  for (const auto& a : node.attribute())
+std::optional<std::string> cast_check(const OpContext& c) {
+  for (const auto& a : c.node().attribute())
     if (a.name() == "to" && !dtype_from_onnx(static_cast<int32_t>(a.i())))
       return "cast to " + onnx_type_name(static_cast<int32_t>(a.i())) + ", which Adept does not have";
   return std::nullopt;

@@ -37,7 +37,6 @@ Out gather_elements_op(const OpContext& c) {
 // GatherND with batch_dims = 0: indices (..., k) address the first k axes of data.
 Out gather_nd_op(const OpContext& c) {
   const Tensor &x = c.input(0), &idx = c.input(1);
-  ADEPT_CHECK(c.attr_int("batch_dims", 0) == 0, NotImplementedForDevice, "GatherND: batch_dims > 0 is not supported");
   ADEPT_CHECK(idx.dim() >= 1 && idx.size(-1) <= x.dim(), ShapeError,
               "GatherND: indices of shape (..., k) need rank >= 1 and k <= the data's rank {}", x.dim());
   int64_t k = idx.size(-1);
@@ -50,11 +49,21 @@ Out scatter_elements_op(const OpContext& c) {
   const Tensor &x = c.input(0), &idx = c.input(1), &updates = c.input(2);
   int64_t axis = c.axis(c.attr_int("axis", 0), x.dim());
   Tensor i = wrap_indices(idx, x.size(axis));
-  std::string reduction = c.attr_string("reduction", "none");
-  if (reduction == "add") return {scatter_add(x, axis, i, updates)};
-  ADEPT_CHECK(reduction == "none", NotImplementedForDevice, "ScatterElements: reduction '{}' is not supported",
-              reduction);
+  if (c.attr_string("reduction", "none") == "add") return {scatter_add(x, axis, i, updates)};
   return {scatter(x, axis, i, updates)};
+}
+
+// Load-time checks of the attribute values the handlers above lack.
+std::optional<std::string> gather_nd_check(const OpContext& c) {
+  int64_t batch_dims = c.attr_int("batch_dims", 0);
+  if (batch_dims != 0) return fmt::format("batch_dims {} (only 0 is supported)", batch_dims);
+  return std::nullopt;
+}
+
+std::optional<std::string> scatter_elements_check(const OpContext& c) {
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction != "none" && reduction != "add") return fmt::format("reduction '{}' (none and add are supported)", reduction);
+  return std::nullopt;
 }
 
 // TopK-10+: k from the input (opset 1: attribute); largest / sorted from opset 11.
@@ -76,8 +85,8 @@ Out topk_op(const OpContext& c) {
 void register_index_ops(OpRegistry& r) {
   r.add("Gather", 1, {gather_op});
   r.add("GatherElements", 11, {gather_elements_op});
-  r.add("GatherND", 11, {gather_nd_op});
-  r.add("ScatterElements", 11, {scatter_elements_op});
+  r.add("GatherND", 11, {gather_nd_op, gather_nd_check});
+  r.add("ScatterElements", 11, {scatter_elements_op, scatter_elements_check});
   r.add("TopK", 1, {topk_op, nullptr, {{1, InputRole::Config}}});
 }
 

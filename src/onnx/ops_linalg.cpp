@@ -67,8 +67,8 @@ std::vector<int> parse_term(const std::string& term, int64_t rank) {
       i += 2;
       continue;
     }
-    ADEPT_CHECK(std::isalpha(static_cast<unsigned char>(term[i])), ValueError, "Einsum: bad label '{}' in '{}'",
-                term[i], term);
+    ADEPT_CHECK(std::isalpha(static_cast<unsigned char>(term[i])), ValueError,
+                "Einsum: label '{}' in term '{}' is not a letter (labels are a-z, A-Z, or one '...')", term[i], term);
     labels.push_back(term[i]);
   }
   return labels;
@@ -136,9 +136,31 @@ Labelled contract(Labelled a, Labelled b, const std::vector<int>& keep) {
   return out;
 }
 
-Out einsum_op(const OpContext& c) {
+// The equation without spaces.
+std::string einsum_equation(const OpContext& c) {
   std::string eq;
   for (char ch : c.attr_string("equation", "")) if (ch != ' ') eq += ch;
+  return eq;
+}
+
+// Load-time check: no label repeated within one operand's term (a diagonal, as in "ii->i"; not implemented).
+std::optional<std::string> einsum_check(const OpContext& c) {
+  std::string eq = einsum_equation(c);
+  std::string lhs = eq.substr(0, eq.find("->"));
+  for (size_t start = 0; start <= lhs.size();) {
+    size_t comma = std::min(lhs.find(',', start), lhs.size());
+    std::string term = lhs.substr(start, comma - start);
+    std::sort(term.begin(), term.end());
+    auto twice = std::adjacent_find(term.begin(), term.end(), [](char a, char b) { return a == b && a != '.'; });
+    if (twice != term.end())
+      return fmt::format("equation '{}' repeats label '{}' within one operand (a diagonal)", eq, *twice);
+    start = comma + 1;
+  }
+  return std::nullopt;
+}
+
+Out einsum_op(const OpContext& c) {
+  std::string eq = einsum_equation(c);
   std::vector<Tensor> xs = c.inputs();
   size_t arrow = eq.find("->");
   std::string lhs = eq.substr(0, arrow);
@@ -147,13 +169,9 @@ Out einsum_op(const OpContext& c) {
   for (size_t i = 0; i < xs.size(); ++i) {
     size_t comma = lhs.find(',', start);
     ADEPT_CHECK((comma == std::string::npos) == (i + 1 == xs.size()), ValueError,
-                "Einsum: equation '{}' does not have {} terms", eq, xs.size());
+                "Einsum: equation '{}' must have one input term per operand ({} operands)", eq, xs.size());
     ops.push_back({xs[i], parse_term(lhs.substr(start, comma - start), xs[i].dim())});
     start = comma + 1;
-    std::vector<int> sorted = ops.back().labels;
-    std::sort(sorted.begin(), sorted.end());
-    ADEPT_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), NotImplementedForDevice,
-                "Einsum: a label repeated within one operand (a diagonal) is not supported: '{}'", eq);
   }
   std::vector<int> output;
   if (arrow != std::string::npos) {
@@ -182,7 +200,8 @@ Out einsum_op(const OpContext& c) {
   Shape perm;
   for (int l : output) {
     auto it = std::find(acc.labels.begin(), acc.labels.end(), l);
-    ADEPT_CHECK(it != acc.labels.end(), ValueError, "Einsum: output label of '{}' appears in no input", eq);
+    ADEPT_CHECK(it != acc.labels.end(), ValueError, "Einsum: output label '{}' of '{}' appears in no input term",
+                l < 1000 ? std::string(1, static_cast<char>(l)) : std::string("..."), eq);
     perm.push_back(it - acc.labels.begin());
   }
   return {perm.empty() ? acc.t : permute(acc.t, perm)};
@@ -193,7 +212,7 @@ Out einsum_op(const OpContext& c) {
 void register_linalg_ops(OpRegistry& r) {
   r.add("Gemm", 7, {gemm_op});
   r.add("MatMul", 1, {matmul_op});
-  r.add("Einsum", 12, {einsum_op});
+  r.add("Einsum", 12, {einsum_op, einsum_check});
   r.add("MatMulInteger", 10, {matmul_integer_op, nullptr, {{2, InputRole::Config}, {3, InputRole::Config}}});
 }
 

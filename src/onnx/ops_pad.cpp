@@ -32,11 +32,12 @@ Out pad_op(const OpContext& c) {
                                 : (c.has_input(2) && c.input(2).numel() ? c.input(2).item().to_double() : 0.0);
   std::vector<int64_t> axes;
   if (c.has_input(3))
-    for (int64_t a : c.input_ints(3)) axes.push_back(c.axis(a, rank));
+    axes = c.axes(c.input_ints(3), rank);
   else
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
   size_t n = axes.size();
-  ADEPT_CHECK(pads.size() == 2 * n, ValueError, "Pad: {} pads for {} axes (expected {})", pads.size(), n, 2 * n);
+  ADEPT_CHECK(pads.size() == 2 * n, ValueError, "Pad: pads must have 2 x {} = {} entries (begin and end per axis), got {}",
+              n, 2 * n, pads.size());
   Tensor y = x;
   for (size_t k = 0; k < n; ++k) {
     int64_t axis = axes[k], begin = pads[k], end = pads[k + n];
@@ -59,10 +60,11 @@ Out pad_op(const OpContext& c) {
   return {y};
 }
 
-std::optional<std::string> pad_check(const ::onnx::NodeProto& node) {
-  for (const auto& a : node.attribute())
-    if (a.name() == "mode" && a.s() != "constant" && a.s() != "reflect" && a.s() != "edge" && a.s() != "wrap")
-      return "mode '" + a.s() + "'";
+// Load-time check: a known mode, and axes (a constant input 3) that do not repeat.
+std::optional<std::string> pad_check(const OpContext& c) {
+  std::string mode = c.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") return "mode '" + mode + "'";
+  if (c.has_input(3)) c.check_distinct_axes(c.input_ints(3));
   return std::nullopt;
 }
 

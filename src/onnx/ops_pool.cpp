@@ -6,6 +6,8 @@
 // of the window's positions that count (the input, plus the declared pads with count_include_pad).
 #include <limits>
 
+#include <fmt/ranges.h>
+
 #include "adept/ops/conv.h"
 #include "adept/ops/creation.h"
 #include "adept/ops/pointwise.h"
@@ -36,8 +38,9 @@ PoolPlan plan_pool(const OpContext& c, const Tensor& x) {
   for (size_t i = 0; i < in.size(); ++i) {
     const Window& w = p.w;
     int64_t room = in[i] + w.pad_begin[i] + w.pad_end[i] - w.span(i);
-    ADEPT_CHECK(room >= 0, ShapeError, "{}: the window ({}) is larger than the padded input ({})", c.node().op_type(),
-                w.span(i), in[i] + w.pad_begin[i] + w.pad_end[i]);
+    ADEPT_CHECK(room >= 0, ShapeError,
+                "{}: the window ({}) must fit the padded input, which is {} on spatial axis {}", c.node().op_type(),
+                w.span(i), in[i] + w.pad_begin[i] + w.pad_end[i], i);
     int64_t out = (ceil_mode ? (room + w.strides[i] - 1) / w.strides[i] : room / w.strides[i]) + 1;
     if (ceil_mode && (out - 1) * w.strides[i] >= in[i] + w.pad_begin[i]) --out;
     p.w.pad_end[i] = std::max<int64_t>(0, (out - 1) * w.strides[i] + w.span(i) - in[i] - w.pad_begin[i]);
@@ -165,11 +168,26 @@ Shape spatial_dims(const Tensor& x) {
 Out global_average_pool_op(const OpContext& c) { return {mean(c.input(0), spatial_dims(c.input(0)), true)}; }
 Out global_max_pool_op(const OpContext& c) { return {amax(c.input(0), spatial_dims(c.input(0)), true)}; }
 
+// Load-time check: 1 to 3 spatial axes, and explicit pads smaller than the kernel on every axis, as
+// onnxruntime requires ("Pad should be smaller than kernel"; torch refuses them too): a window of padding
+// alone would average nothing (NaN) or take the max of nothing (-inf).
+std::optional<std::string> pool_check(const OpContext& c) {
+  std::vector<int64_t> kernel = c.attr_ints("kernel_shape"), pads = c.attr_ints("pads");
+  size_t n = kernel.size();
+  if (n > 3) return fmt::format("a {}-d pool (1 to 3 spatial axes are supported)", n);
+  if (c.attr_string("auto_pad", "NOTSET") != "NOTSET" || pads.size() != 2 * n) return std::nullopt;  // run time
+  for (size_t i = 0; i < 2 * n; ++i)
+    ADEPT_CHECK(pads[i] < kernel[i % n], ValueError,
+                "{}: pads [{}] must be smaller than kernel_shape [{}] on every axis (pad {} covers a whole window)",
+                c.node().op_type(), fmt::join(pads, ", "), fmt::join(kernel, ", "), pads[i]);
+  return std::nullopt;
+}
+
 }  // namespace
 
 void register_pool_ops(OpRegistry& r) {
-  r.add("MaxPool", 1, {max_pool_op});
-  r.add("AveragePool", 1, {average_pool_op});
+  r.add("MaxPool", 1, {max_pool_op, pool_check});
+  r.add("AveragePool", 1, {average_pool_op, pool_check});
   r.add("GlobalAveragePool", 1, {global_average_pool_op});
   r.add("GlobalMaxPool", 1, {global_max_pool_op});
 }

@@ -39,22 +39,30 @@ Tensor prod_r(const Tensor& x, const Shape& d, bool k) {
   return y;
 }
 
-// The axes to reduce: from the attribute before `input_since`, from input 1 after; none means all
-// axes, or no reduction with noop_with_empty_axes.
+// The axes given to a reduction: the attribute before `input_since`, input 1 from it (empty when absent).
+std::vector<int64_t> reduce_axes(const OpContext& c, int64_t input_since) {
+  if (c.opset() < input_since) return c.attr_ints("axes");
+  return c.has_input(1) ? c.input_ints(1) : std::vector<int64_t>{};
+}
+
+// The axes to reduce: none means all axes, or no reduction with noop_with_empty_axes.
 template <Reducer R, int64_t InputSince>
 Out reduce_op(const OpContext& c) {
   const Tensor& x = c.input(0);
-  std::vector<int64_t> axes;
-  if (c.opset() < InputSince) axes = c.attr_ints("axes");
-  else if (c.has_input(1)) axes = c.input_ints(1);
+  std::vector<int64_t> axes = reduce_axes(c, InputSince);
   bool keepdims = c.attr_int("keepdims", 1) != 0;
   if (axes.empty()) {
     if (c.opset() >= InputSince && c.attr_int("noop_with_empty_axes", 0) != 0) return {x};
     for (int64_t i = 0; i < x.dim(); ++i) axes.push_back(i);
   }
-  Shape dims;
-  for (int64_t a : axes) dims.push_back(c.axis(a, x.dim()));
-  return {R(x, dims, keepdims)};
+  return {R(x, c.axes(axes, x.dim()), keepdims)};
+}
+
+// Load-time check: axes that are an attribute or a constant input do not repeat.
+template <int64_t InputSince>
+std::optional<std::string> reduce_check(const OpContext& c) {
+  c.check_distinct_axes(reduce_axes(c, InputSince));
+  return std::nullopt;
 }
 
 template <bool Max>
@@ -86,16 +94,16 @@ Out cumsum_op(const OpContext& c) {
 
 void register_reduce_ops(OpRegistry& r) {
   const std::vector<std::pair<int, InputRole>> axes_input = {{1, InputRole::Config}};
-  r.add("ReduceSum", 1, {reduce_op<sum_r, 13>, nullptr, axes_input});
-  r.add("ReduceMean", 1, {reduce_op<mean_r, 18>, nullptr, axes_input});
-  r.add("ReduceMax", 1, {reduce_op<max_r, 18>, nullptr, axes_input});
-  r.add("ReduceMin", 1, {reduce_op<min_r, 18>, nullptr, axes_input});
-  r.add("ReduceProd", 1, {reduce_op<prod_r, 18>, nullptr, axes_input});
-  r.add("ReduceL1", 1, {reduce_op<l1_r, 18>, nullptr, axes_input});
-  r.add("ReduceL2", 1, {reduce_op<l2_r, 18>, nullptr, axes_input});
-  r.add("ReduceLogSum", 1, {reduce_op<log_sum_r, 18>, nullptr, axes_input});
-  r.add("ReduceLogSumExp", 1, {reduce_op<log_sum_exp_r, 18>, nullptr, axes_input});
-  r.add("ReduceSumSquare", 1, {reduce_op<sum_square_r, 18>, nullptr, axes_input});
+  r.add("ReduceSum", 1, {reduce_op<sum_r, 13>, reduce_check<13>, axes_input});
+  r.add("ReduceMean", 1, {reduce_op<mean_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceMax", 1, {reduce_op<max_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceMin", 1, {reduce_op<min_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceProd", 1, {reduce_op<prod_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceL1", 1, {reduce_op<l1_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceL2", 1, {reduce_op<l2_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceLogSum", 1, {reduce_op<log_sum_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceLogSumExp", 1, {reduce_op<log_sum_exp_r, 18>, reduce_check<18>, axes_input});
+  r.add("ReduceSumSquare", 1, {reduce_op<sum_square_r, 18>, reduce_check<18>, axes_input});
   r.add("ArgMax", 1, {arg_op<true>});
   r.add("ArgMin", 1, {arg_op<false>});
   r.add("CumSum", 11, {cumsum_op, nullptr, axes_input});

@@ -98,16 +98,19 @@ void interpolation_taps(double x, double scale, const ResizeAttrs& a, std::vecto
 
 AxisPlan plan_axis(int64_t in, int64_t out, double scale, double roi_start, double roi_end, const ResizeAttrs& a) {
   ADEPT_CHECK(in >= 1 && out >= 1 && std::isfinite(scale) && scale > 0, ValueError,
-              "Resize: an axis of size {} cannot become {} (scale {})", in, out, scale);
-  ADEPT_CHECK(!a.antialias || scale >= 1e-3, ValueError, "Resize: antialias at scale {} needs too many taps", scale);
+              "Resize: an axis of size {} cannot become {} (scale {}): sizes must be >= 1 and scales finite and > 0",
+              in, out, scale);
+  ADEPT_CHECK(!a.antialias || scale >= 1e-3, ValueError,
+              "Resize: antialias needs scales of at least 0.001 (fewer taps per output), got {}", scale);
   AxisPlan p;
   p.outside.assign(out, false);
   std::vector<int64_t> offsets;
   std::vector<double> weights;
   for (int64_t o = 0; o < out; ++o) {
     double x = source_coordinate(static_cast<double>(o), scale, in, out, roi_start, roi_end, a.coord);
-    ADEPT_CHECK(std::isfinite(x) && std::abs(x) < 1e15, ValueError, "Resize: source coordinate {} (roi or scale out of range)",
-                x);
+    ADEPT_CHECK(std::isfinite(x) && std::abs(x) < 1e15, ValueError,
+                "Resize: source coordinate {} of output position {} is not finite or beyond 1e15 (roi or scales out of "
+                "range)", x, o);
     if (a.coord == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(in - 1))) p.outside[o] = true;
     if (a.mode == "nearest") {
       offsets = {nearest_index(x, a.nearest)};
@@ -178,8 +181,8 @@ Tensor resize(const Tensor& x, const std::vector<int64_t>& out, const std::vecto
   // An empty batch (or any axis of size 0) stays empty, as torch's interpolate; an empty axis cannot grow.
   bool empty_out = false;
   for (int64_t axis = 0; axis < rank; ++axis) {
-    ADEPT_CHECK(x.size(axis) > 0 || out[axis] == 0, ValueError, "Resize: an axis of size 0 cannot become {}",
-                out[axis]);
+    ADEPT_CHECK(x.size(axis) > 0 || out[axis] == 0, ValueError,
+                "Resize: axis {} of size 0 cannot become {} (an empty axis stays empty)", axis, out[axis]);
     empty_out = empty_out || out[axis] == 0;
   }
   if (empty_out) return zeros(Shape(out.begin(), out.end()), TensorOptions(x.dtype()).set_device(x.device()));
@@ -216,8 +219,7 @@ Out resize_op(const OpContext& c) {
   int64_t rank = x.dim();
   ResizeAttrs a = read_attrs(c);
   bool v10 = c.opset() < 11 || c.node().op_type() == "Upsample";
-  std::vector<int64_t> axes;
-  for (int64_t ax : c.attr_ints("axes")) axes.push_back(c.axis(ax, rank));
+  std::vector<int64_t> axes = c.axes(c.attr_ints("axes"), rank);
   if (axes.empty())
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
   size_t n = axes.size();
@@ -244,8 +246,8 @@ Out resize_op(const OpContext& c) {
       roi[axes[k] + rank] = given_roi[k + n];
     }
   if (!given_sizes.empty()) {
-    ADEPT_CHECK(given_sizes.size() == n, ValueError, "{}: sizes has {} entries for {} axes", c.node().op_type(),
-                given_sizes.size(), n);
+    ADEPT_CHECK(given_sizes.size() == n, ValueError, "{}: sizes must have an entry per resized axis ({}), got {}",
+                c.node().op_type(), n, given_sizes.size());
     std::string policy = c.attr_string("keep_aspect_ratio_policy", "stretch");
     if (policy == "stretch") {
       for (size_t k = 0; k < n; ++k) {
@@ -276,8 +278,9 @@ Out resize_op(const OpContext& c) {
   return {resize(x, out, scales, roi, a)};
 }
 
-std::optional<std::string> resize_check(const ::onnx::NodeProto& node) {
-  for (const auto& a : node.attribute()) {
+// Load-time check: known modes, and axes (opset 18) that do not repeat.
+std::optional<std::string> resize_check(const OpContext& c) {
+  for (const auto& a : c.node().attribute()) {
     if (a.name() == "mode" && a.s() != "nearest" && a.s() != "linear" && a.s() != "cubic")
       return "mode '" + a.s() + "'";
     if (a.name() == "coordinate_transformation_mode" && a.s() != "half_pixel" && a.s() != "half_pixel_symmetric" &&
@@ -285,6 +288,7 @@ std::optional<std::string> resize_check(const ::onnx::NodeProto& node) {
         a.s() != "tf_half_pixel_for_nn" && a.s() != "tf_crop_and_resize")
       return "coordinate_transformation_mode '" + a.s() + "'";
   }
+  c.check_distinct_axes(c.attr_ints("axes"));
   return std::nullopt;
 }
 

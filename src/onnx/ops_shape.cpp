@@ -67,9 +67,8 @@ Out squeeze_op(const OpContext& c) {
   if (!axes) return {squeeze(x)};
   Shape shape;
   std::vector<bool> drop(x.dim(), false);
-  for (int64_t a : *axes) {
-    int64_t d = c.axis(a, x.dim());
-    ADEPT_CHECK(x.size(d) == 1, ShapeError, "Squeeze: axis {} has size {}, not 1", a, x.size(d));
+  for (int64_t d : c.axes(*axes, x.dim())) {
+    ADEPT_CHECK(x.size(d) == 1, ShapeError, "Squeeze: axis {} has size {}, not 1", d, x.size(d));
     drop[d] = true;
   }
   for (int64_t i = 0; i < x.dim(); ++i)
@@ -80,14 +79,18 @@ Out squeeze_op(const OpContext& c) {
 Out unsqueeze_op(const OpContext& c) {
   const Tensor& x = c.input(0);
   std::optional<std::vector<int64_t>> given = axes_of(c, 13, 1);
-  ADEPT_CHECK(given.has_value(), ValueError, "Unsqueeze: axes are required");
-  int64_t rank = x.dim() + static_cast<int64_t>(given->size());
-  std::vector<int64_t> axes;
-  for (int64_t a : *given) axes.push_back(c.axis(a, rank));
+  ADEPT_CHECK(given.has_value(), ValueError, "Unsqueeze: axes are required (attribute before opset 13, input 1 from 13)");
+  std::vector<int64_t> axes = c.axes(*given, x.dim() + static_cast<int64_t>(given->size()));
   std::sort(axes.begin(), axes.end());
   Tensor y = x;
   for (int64_t a : axes) y = unsqueeze(y, a);
   return {y};
+}
+
+// Load-time check of Squeeze and Unsqueeze: axes that are an attribute or a constant input do not repeat.
+std::optional<std::string> squeeze_check(const OpContext& c) {
+  if (auto axes = axes_of(c, 13, 1)) c.check_distinct_axes(*axes);
+  return std::nullopt;
 }
 
 // Expand: numpy broadcasting of the input and `shape` (either may have the larger dims).
@@ -116,7 +119,8 @@ Out split_op(const OpContext& c) {
   if (sizes.empty()) {
     int64_t parts = c.opset() >= 18 && c.has_attr("num_outputs") ? c.attr_int("num_outputs", 1)
                                                                    : static_cast<int64_t>(c.num_outputs());
-    ADEPT_CHECK(parts >= 1, ValueError, "Split: {} outputs", parts);
+    ADEPT_CHECK(parts >= 1, ValueError, "Split: needs at least 1 output (num_outputs or the node's outputs), got {}",
+                parts);
     int64_t dim = x.size(axis), chunk = (dim + parts - 1) / parts;
     for (int64_t i = 0; i < parts; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   }
@@ -126,8 +130,8 @@ Out split_op(const OpContext& c) {
 // Slice: per axis, start and end are clamped as the spec says (to [0, dim] for a positive step, to
 // [0, dim - 1] and [-1, dim - 1] for a negative one); a negative step reads the flipped axis.
 Tensor slice_axis(const Tensor& x, int64_t axis, int64_t start, int64_t end, int64_t step) {
-  ADEPT_CHECK(step != 0 && step != std::numeric_limits<int64_t>::min(), ValueError, "Slice: a step of {} on axis {}",
-              step, axis);
+  ADEPT_CHECK(step != 0 && step != std::numeric_limits<int64_t>::min(), ValueError,
+              "Slice: steps must be non-zero (and above INT64_MIN), got {} on axis {}", step, axis);
   int64_t dim = x.size(axis);
   if (start < 0) start += dim;
   if (end < 0) end += dim;
@@ -144,28 +148,39 @@ Tensor slice_axis(const Tensor& x, int64_t axis, int64_t start, int64_t end, int
   return slice(flipped, axis, first, std::max(first, first + (count - 1) * (-step) + 1), -step);
 }
 
+// Slice's axes: the attribute before opset 10, input 3 from 10 (nullopt when absent: the leading axes).
+std::optional<std::vector<int64_t>> slice_axes(const OpContext& c) {
+  if (c.opset() < 10) return c.has_attr("axes") ? std::optional(c.attr_ints("axes")) : std::nullopt;
+  return c.has_input(3) ? std::optional(c.input_ints(3)) : std::nullopt;
+}
+
 Out slice_op(const OpContext& c) {
   const Tensor& x = c.input(0);
-  std::vector<int64_t> starts, ends, axes, steps;
+  std::vector<int64_t> starts, ends, steps;
   if (c.opset() < 10) {
     starts = c.attr_ints("starts");
     ends = c.attr_ints("ends");
-    axes = c.attr_ints("axes");
   } else {
     starts = c.input_ints(1);
     ends = c.input_ints(2);
-    if (c.has_input(3)) axes = c.input_ints(3);
     if (c.has_input(4)) steps = c.input_ints(4);
   }
-  if (axes.empty())
+  std::vector<int64_t> axes;
+  if (auto given = slice_axes(c); given && !given->empty()) axes = c.axes(*given, x.dim());
+  else
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
   ADEPT_CHECK(ends.size() == starts.size() && axes.size() == starts.size() && steps.size() == starts.size(),
-              ValueError, "Slice: starts, ends, axes and steps have {}, {}, {} and {} entries", starts.size(),
-              ends.size(), axes.size(), steps.size());
+              ValueError, "Slice: starts, ends, axes and steps must have the same length, got {}, {}, {} and {}",
+              starts.size(), ends.size(), axes.size(), steps.size());
   Tensor y = x;
-  for (size_t i = 0; i < starts.size(); ++i) y = slice_axis(y, c.axis(axes[i], x.dim()), starts[i], ends[i], steps[i]);
+  for (size_t i = 0; i < starts.size(); ++i) y = slice_axis(y, axes[i], starts[i], ends[i], steps[i]);
   return {y};
+}
+
+std::optional<std::string> slice_check(const OpContext& c) {
+  if (auto axes = slice_axes(c)) c.check_distinct_axes(*axes);
+  return std::nullopt;
 }
 
 // Shape-15: dims [start, end) with negative values counting from the end, clamped to [0, rank].
@@ -214,8 +229,8 @@ void register_shape_ops(OpRegistry& r) {
   r.add("Reshape", 5, {reshape_op, nullptr, config1});
   r.add("Transpose", 1, {transpose_op});
   r.add("Flatten", 1, {flatten_op});
-  r.add("Squeeze", 1, {squeeze_op, nullptr, config1});
-  r.add("Unsqueeze", 1, {unsqueeze_op, nullptr, config1});
+  r.add("Squeeze", 1, {squeeze_op, squeeze_check, config1});
+  r.add("Unsqueeze", 1, {unsqueeze_op, squeeze_check, config1});
   r.add("Expand", 8, {expand_op, nullptr, config1});
   r.add("Tile", 6, {tile_op, nullptr, config1});
   r.add("DepthToSpace", 1, {depth_to_space_op});
@@ -223,7 +238,7 @@ void register_shape_ops(OpRegistry& r) {
   r.add("Concat", 4, {concat_op});
   r.add("Split", 2, {split_op, nullptr, config1});
   r.add("Slice", 1,
-        {slice_op, nullptr,
+        {slice_op, slice_check,
          {{1, InputRole::Config}, {2, InputRole::Config}, {3, InputRole::Config}, {4, InputRole::Config}}});
   // Shape and Size read only their input's sizes: no device move.
   r.add("Shape", 1, {shape_op, nullptr, {{0, InputRole::Config}}});

@@ -103,7 +103,16 @@ std::string external_bytes(const ::onnx::TensorProto& proto, const std::string& 
   for (const auto& part : rel) inside = inside && part != "..";
   ADEPT_CHECK(inside, IOError, "{}: tensor '{}' names external data '{}', which is not a relative path inside the "
               "model's folder", what, proto.name(), location);
-  std::filesystem::path file = std::filesystem::path(base_dir) / rel;
+  // A symbolic link on the way (the file or a folder) could lead anywhere: refused, as paths leaving the folder.
+  std::filesystem::path file = base_dir;
+  for (const auto& part : rel) {
+    file /= part;
+    std::error_code ec;
+    ADEPT_CHECK(!std::filesystem::is_symlink(std::filesystem::symlink_status(file, ec)), IOError,
+                "{}: tensor '{}' names external data '{}', whose {} is a symbolic link; external data must be a "
+                "regular file inside the model's folder, reached without links",
+                what, proto.name(), location, file.string());
+  }
   std::ifstream f(file, std::ios::binary);
   ADEPT_CHECK(f.good(), IOError, "{}: cannot open the external data file {} of tensor '{}'", what, file.string(),
               proto.name());

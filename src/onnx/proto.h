@@ -24,8 +24,8 @@ std::string onnx_type_name(int32_t elem_type);
 /// EXTERNAL, the file `location` (relative, inside `base_dir`, the model's folder) from `offset` for
 /// `length` bytes, little-endian like raw_data (https://onnx.ai/onnx/repo-docs/ExternalData.html).
 /// Errors: IOError naming `what` when the number of values does not match dims, for segments, negative
-/// dims, external data without a base_dir (a model loaded from bytes) or whose file is missing, short
-/// or outside base_dir; UnsupportedError for an element type Adept lacks.
+/// dims, external data without a base_dir (a model loaded from bytes) or whose file is missing, short,
+/// outside base_dir or reached through a symbolic link; UnsupportedError for an element type Adept lacks.
 Tensor tensor_from_proto(const ::onnx::TensorProto& proto, const std::string& what, const std::string& base_dir = "");
 
 /// Fills `proto` with `value` named `name`: dims, data_type and raw_data (little-endian, contiguous copy

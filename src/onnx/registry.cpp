@@ -1,6 +1,8 @@
 // The op registry and the node context handlers read their inputs and attributes from.
 #include "onnx/registry.h"
 
+#include <algorithm>
+
 #include <fmt/ranges.h>
 
 #include "adept/ops/creation.h"
@@ -84,6 +86,32 @@ int64_t OpContext::axis(int64_t axis, int64_t rank) const {
   ADEPT_CHECK(axis >= -rank && axis < rank, IndexError, "{}: axis {} is out of range for a rank-{} input",
               node_.op_type(), axis, rank);
   return axis < 0 ? axis + rank : axis;
+}
+
+namespace {
+
+// The first value of `values` that occurs twice, or nullopt.
+std::optional<int64_t> repeated(std::vector<int64_t> values) {
+  std::sort(values.begin(), values.end());
+  auto it = std::adjacent_find(values.begin(), values.end());
+  return it == values.end() ? std::nullopt : std::optional<int64_t>(*it);
+}
+
+}  // namespace
+
+std::vector<int64_t> OpContext::axes(const std::vector<int64_t>& values, int64_t rank) const {
+  std::vector<int64_t> out;
+  for (int64_t a : values) out.push_back(axis(a, rank));
+  if (auto twice = repeated(out))
+    throw ValueError(fmt::format("{}: axes [{}] name axis {} twice (input rank {}); ONNX requires distinct axes",
+                                 node_.op_type(), fmt::join(values, ", "), *twice, rank));
+  return out;
+}
+
+void OpContext::check_distinct_axes(const std::vector<int64_t>& values) const {
+  if (auto twice = repeated(values))
+    throw ValueError(fmt::format("{}: axes [{}] repeat {}; ONNX requires distinct axes", node_.op_type(),
+                                 fmt::join(values, ", "), *twice));
 }
 
 InputRole OpEntry::role(int input) const {

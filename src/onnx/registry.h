@@ -61,6 +61,13 @@ class OpContext {
   /// An axis attribute or input value in [-rank, rank) made non-negative; IndexError naming the op
   /// otherwise.
   int64_t axis(int64_t axis, int64_t rank) const;
+  /// Axis values (an `axes` attribute or input) each made non-negative by axis(); ValueError naming the op,
+  /// the axes and the rank when two of them are the same axis ([1, 1], or [1, -3] at rank 4): ONNX
+  /// requires distinct axes.
+  std::vector<int64_t> axes(const std::vector<int64_t>& values, int64_t rank) const;
+  /// The load-time form of axes(), before the rank is known: ValueError naming the op and the axes when a
+  /// value repeats ([1, 1]); [1, -3] passes here and fails in axes() when the rank makes them equal.
+  void check_distinct_axes(const std::vector<int64_t>& values) const;
 
  private:
   const ::onnx::AttributeProto* find(const std::string& name) const;
@@ -73,9 +80,12 @@ class OpContext {
 /// A handler: computes a node's outputs (one per node output; trailing optional outputs the node does
 /// not name may be left out).
 using OpFn = std::vector<Tensor> (*)(const OpContext&);
-/// A load-time check of a node's attributes: the reason the node cannot run (an unsupported mode or
-/// element type), or nullopt. Reported with the unsupported ops.
-using OpCheck = std::optional<std::string> (*)(const ::onnx::NodeProto& node);
+/// A load-time check of a node, on a context whose inputs are those known at load (initializers and the
+/// outputs of input-less nodes such as Constant; the others are absent): returns the reason the importer
+/// cannot run the node (an unsupported mode, element type or rank), reported with the unsupported ops, or
+/// nullopt. Throws (ValueError ...) for a node that is invalid whatever its other inputs (repeated axes,
+/// pads that cover a whole pooling window).
+using OpCheck = std::optional<std::string> (*)(const OpContext& c);
 
 struct OpEntry {
   OpFn fn = nullptr;

@@ -23,11 +23,13 @@ Window read_window(const OpContext& c, const Shape& in, const std::vector<int64_
   w.dilations = c.attr_ints("dilations", std::vector<int64_t>(n, 1));
   std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
   ADEPT_CHECK(w.strides.size() == n && w.dilations.size() == n && pads.size() == 2 * n && in.size() == n, ValueError,
-              "{}: strides, dilations and pads must have {} / {} / {} entries for a {}-d kernel", c.node().op_type(), n,
-              n, 2 * n, n);
+              "{}: strides, dilations and pads must have {} / {} / {} entries for a {}-d kernel on {} spatial axes, got "
+              "{} / {} / {}", c.node().op_type(), n, n, 2 * n, n, in.size(), w.strides.size(), w.dilations.size(),
+              pads.size());
   for (size_t i = 0; i < n; ++i)
     ADEPT_CHECK(w.kernel[i] >= 1 && w.strides[i] >= 1 && w.dilations[i] >= 1, ValueError,
-                "{}: kernel sizes, strides and dilations must be positive", c.node().op_type());
+                "{}: kernel sizes, strides and dilations must be positive, got kernel {}, stride {} and dilation {} "
+                "on spatial axis {}", c.node().op_type(), w.kernel[i], w.strides[i], w.dilations[i], i);
   w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<int64_t>(n));
   w.pad_end.assign(pads.begin() + static_cast<int64_t>(n), pads.end());
   std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
@@ -42,7 +44,8 @@ Window read_window(const OpContext& c, const Shape& in, const std::vector<int64_
       w.pad_end[i] = total - w.pad_begin[i];
     }
   } else {
-    ADEPT_CHECK(auto_pad == "NOTSET", ValueError, "{}: unknown auto_pad '{}'", c.node().op_type(), auto_pad);
+    ADEPT_CHECK(auto_pad == "NOTSET", ValueError,
+                "{}: auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '{}'", c.node().op_type(), auto_pad);
   }
   return w;
 }

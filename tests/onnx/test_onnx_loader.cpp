@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -461,6 +463,201 @@ TEST(OnnxLoad, NamesThatAreNotUtf8AreIOErrors) {
   ok.output("y");
   ok.node("Relu", {"x\xc3\xa9"}, {"y"});
   EXPECT_NO_THROW(adept::onnx::load_bytes(ok.bytes()));
+}
+
+}  // namespace
+
+namespace {
+
+// QA after the export merge: repeated axes, pools whose pads cover a window, 3-d Conv and an Einsum diagonal
+// found only at the first forward, external data through symbolic links, and a module converted to float16.
+
+// A model of `op` on x (rank 4, shape {2, 1, 3, 1}) at `opset` with int64 initializers `ints` (name, values).
+ModelBuilder op_model(const std::string& op, int64_t opset, std::vector<std::string> inputs,
+                      std::vector<std::pair<std::string, std::vector<int64_t>>> ints = {}) {
+  ModelBuilder b(opset);
+  b.input("x", {2, 1, 3, 1});
+  b.output("y");
+  for (auto& [name, values] : ints) b.ints(name, values);
+  inputs.insert(inputs.begin(), "x");
+  b.node(op, inputs, {"y"}, "the_" + op);
+  return b;
+}
+
+// The ValueError of loading `b`, which must name the node, its op and the axes.
+void expect_axes_error_at_load(const ModelBuilder& b, const std::string& op, const std::string& axes) {
+  std::string msg = message_of<adept::ValueError>([&] { adept::onnx::load_bytes(b.bytes()); });
+  EXPECT_NE(msg.find("node 'the_" + op + "' (" + op + "): " + op + ": axes " + axes), std::string::npos) << msg;
+  EXPECT_NE(msg.find("distinct axes"), std::string::npos) << msg;
+}
+
+TEST(OnnxLoad, RepeatedAxesAreValueErrorsNamingTheNodeAtLoad) {
+  // constant inputs (initializers)
+  expect_axes_error_at_load(op_model("Unsqueeze", 13, {"axes"}, {{"axes", {1, 1}}}), "Unsqueeze", "[1, 1]");
+  expect_axes_error_at_load(op_model("Squeeze", 13, {"axes"}, {{"axes", {3, 3}}}), "Squeeze", "[3, 3]");
+  expect_axes_error_at_load(
+      op_model("Slice", 13, {"starts", "ends", "axes"}, {{"starts", {0, 0}}, {"ends", {1, 1}}, {"axes", {2, 2}}}),
+      "Slice", "[2, 2]");
+  expect_axes_error_at_load(op_model("ReduceSum", 13, {"axes"}, {{"axes", {0, 0}}}), "ReduceSum", "[0, 0]");
+  expect_axes_error_at_load(op_model("ReduceMax", 18, {"axes"}, {{"axes", {-1, -1}}}), "ReduceMax", "[-1, -1]");
+  expect_axes_error_at_load(op_model("Pad", 18, {"pads", "", "axes"}, {{"pads", {1, 1, 1, 1}}, {"axes", {0, 0}}}),
+                            "Pad", "[0, 0]");
+  // a Constant node's output is known at load too
+  ModelBuilder constant = op_model("Unsqueeze", 13, {"axes"});
+  auto& c = constant.node("Constant", {}, {"axes"}, "axes_constant");
+  auto* value = c.add_attribute();
+  value->set_name("value_ints");
+  value->set_type(onnx::AttributeProto::INTS);
+  for (int64_t a : {0, 0}) value->add_ints(a);
+  expect_axes_error_at_load(constant, "Unsqueeze", "[0, 0]");
+  // attributes
+  for (auto [op, opset] : {std::pair{"Unsqueeze", 11}, {"Squeeze", 11}, {"ReduceProd", 13}, {"Resize", 18}}) {
+    ModelBuilder b = op_model(op, opset, {});
+    set_ints(*b.g().mutable_node(0), "axes", {1, 1});
+    expect_axes_error_at_load(b, op, "[1, 1]");
+  }
+  ModelBuilder slice9 = op_model("Slice", 9, {});
+  for (const char* attr : {"starts", "ends", "axes"}) set_ints(*slice9.g().mutable_node(0), attr, {0, 0});
+  expect_axes_error_at_load(slice9, "Slice", "[0, 0]");
+}
+
+TEST(OnnxForward, AxesThatRepeatOnceNormalizedAreValueErrorsNamingTheNode) {
+  // [1, -3] is axis 1 twice at rank 4 (Unsqueeze: at the output's rank 4 + 2 = 6, [1, -5]): known only once
+  // the input arrives. ReduceProd used to multiply axis 1 in twice, Slice to slice it twice, Unsqueeze to add
+  // two axes.
+  Tensor x = adept::randn({2, 1, 3, 1});
+  std::vector<ModelBuilder> models = {
+      op_model("Slice", 13, {"starts", "ends", "axes"}, {{"starts", {0, 0}}, {"ends", {1, 1}}, {"axes", {1, -3}}}),
+      op_model("ReduceProd", 18, {"axes"}, {{"axes", {1, -3}}}),
+      op_model("Squeeze", 13, {"axes"}, {{"axes", {1, -3}}}),
+      op_model("Unsqueeze", 13, {"axes"}, {{"axes", {1, -5}}})};
+  for (ModelBuilder& b : models) {
+    auto m = adept::onnx::load_bytes(b.bytes());
+    const std::string op = b.g().node(0).op_type();
+    std::string msg = message_of<adept::ValueError>([&] { m->forward(x); });
+    EXPECT_NE(msg.find("node 'the_" + op + "' (" + op + "): " + op + ": axes [1, -"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("name axis 1 twice"), std::string::npos) << msg;
+  }
+  // axes from a graph input (ReduceMean-18): at run time too
+  ModelBuilder b(18);
+  b.input("x", {2, 1, 3, 1});
+  b.input("axes", {2}, onnx::TensorProto::INT64);
+  b.output("y");
+  b.node("ReduceMean", {"x", "axes"}, {"y"}, "mean");
+  auto m = adept::onnx::load_bytes(b.bytes());
+  std::string msg = message_of<adept::ValueError>(
+      [&] { m->forward_all({x, adept::tensor(std::vector<int64_t>{2, 2})}); });
+  EXPECT_NE(msg.find("node 'mean' (ReduceMean): ReduceMean: axes [2, 2] name axis 2 twice"), std::string::npos) << msg;
+  // distinct axes still work
+  EXPECT_EQ(m->forward_all({x, adept::tensor(std::vector<int64_t>{2, -4})})[0].sizes(), (adept::Shape{1, 1, 1, 1}));
+}
+
+TEST(OnnxLoad, PoolPadsCoveringAWholeWindowAreValueErrors) {
+  for (const char* op : {"AveragePool", "MaxPool"}) {
+    ModelBuilder b;
+    b.input("x", {1, 1, 4, 4});
+    b.output("y");
+    auto& n = b.node(op, {"x"}, {"y"}, "pool");
+    set_ints(n, "kernel_shape", {2, 3});
+    set_ints(n, "pads", {1, 3, 0, 0});
+    std::string msg = message_of<adept::ValueError>([&] { adept::onnx::load_bytes(b.bytes()); });
+    EXPECT_NE(msg.find(fmt::format("node 'pool' ({}): {}: pads [1, 3, 0, 0] must be smaller than kernel_shape [2, 3]",
+                                   op, op)),
+              std::string::npos)
+        << msg;
+    // pads one smaller than the kernel are fine (every window holds an input element)
+    b.g().mutable_node(0)->mutable_attribute(1)->set_ints(1, 2);
+    Tensor y = adept::onnx::load_bytes(b.bytes())->forward(adept::randn({1, 1, 4, 4}));
+    EXPECT_FALSE(adept::any(adept::isnan(y)).item<bool>()) << op;
+  }
+}
+
+TEST(OnnxLoad, Conv3dAndEinsumDiagonalAreListedWithTheUnsupportedOps) {
+  ModelBuilder b(17);
+  b.input("x", {1, 1, 2, 2, 2});
+  b.input("m", {3, 3});
+  b.output("y");
+  b.output("d");
+  b.output("z");
+  b.floats("w", std::vector<float>(8, 1.f), {1, 1, 2, 2, 2});
+  b.node("Conv", {"x", "w"}, {"y"}, "conv3d");
+  auto* eq = b.node("Einsum", {"m"}, {"d"}, "diag").add_attribute();
+  eq->set_name("equation");
+  eq->set_type(onnx::AttributeProto::STRING);
+  eq->set_s("ii->i");
+  b.node("FancyOp", {"m"}, {"z"}, "fancy");
+  try {
+    adept::onnx::load_bytes(b.bytes());
+    FAIL() << "no UnsupportedError";
+  } catch (const adept::onnx::UnsupportedError& e) {
+    ASSERT_EQ(e.items().size(), 3u) << e.what();
+    std::string msg = e.what();
+    for (const char* s : {"Conv (opset 17) in 'conv3d': a 3-d convolution (1-d and 2-d are supported)",
+                          "Einsum (opset 17) in 'diag': equation 'ii->i' repeats label 'i' within one operand",
+                          "FancyOp (opset 17) in 'fancy'"})
+      EXPECT_NE(msg.find(s), std::string::npos) << s << " missing from: " << msg;
+  }
+}
+
+TEST(OnnxLoad, ExternalDataThroughASymbolicLinkIsRefused) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / "adept_onnx_symlink";
+  fs::remove_all(root);
+  fs::path dir = root / "model", outside = root / "outside";
+  fs::create_directories(dir);
+  fs::create_directories(outside);
+  external_model("weights.bin", outside);  // writes outside/weights.bin
+  external_model("real.bin", dir);         // writes model/real.bin
+  fs::create_symlink(outside / "weights.bin", dir / "escape.bin");  // a link leaving the folder
+  fs::create_symlink("real.bin", dir / "alias.bin");                // a link inside it
+  fs::create_directory_symlink(outside, dir / "sub");               // a linked folder
+  for (const std::string location : {"escape.bin", "alias.bin", "sub/weights.bin"}) {
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model(location).bytes();
+    std::string msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+    EXPECT_NE(msg.find("tensor 'bias.weight' names external data '" + location + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("is a symbolic link"), std::string::npos) << msg;
+  }
+  std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model("real.bin").bytes();
+  EXPECT_NO_THROW(adept::onnx::load((dir / "model.onnx").string()));
+  std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model("/etc/passwd").bytes();
+  std::string msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+  EXPECT_NE(msg.find("not a relative path inside the model's folder"), std::string::npos) << msg;
+  fs::remove_all(root);
+}
+
+TEST(OnnxModule, HalfConvertsTheExpectedInputAndTheConstants) {
+  // x -> Conv (weight, bias) -> Mul by a Constant [1]-shaped 0.5 -> y: after to(float16) the input is float16,
+  // the constant follows, and the output is close to float32's.
+  ModelBuilder b;
+  b.input("x", {1, 2, 4, 4});
+  b.output("y");
+  std::vector<float> w(2 * 2 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  b.floats("conv.weight", w, {2, 2, 3, 3});
+  b.floats("conv.bias", {0.25f, -0.5f}, {2});
+  auto& k = b.node("Constant", {}, {"half"});
+  auto* v = k.add_attribute();
+  v->set_name("value");
+  v->set_type(onnx::AttributeProto::TENSOR);
+  v->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  v->mutable_t()->add_dims(1);
+  v->mutable_t()->add_float_data(0.5f);
+  b.node("Conv", {"x", "conv.weight", "conv.bias"}, {"c"});
+  b.node("Mul", {"c", "half"}, {"y"});
+  auto m = adept::onnx::load_bytes(b.bytes());
+  Tensor x = adept::randn({1, 2, 4, 4});
+  Tensor want = m->forward(x);
+  m->to(adept::kFloat16);
+  Tensor y = m->forward(x.to(adept::kFloat16));
+  EXPECT_EQ(y.dtype(), adept::kFloat16);
+  EXPECT_TRUE(adept::allclose(y.to(adept::kFloat32), want, 1e-2, 1e-2));
+  std::string msg = message_of<adept::DtypeError>([&] { m->forward(x); });
+  EXPECT_NE(msg.find("'x' must be float16, got float32 (the model declares float32; the module was converted to "
+                     "float16)"),
+            std::string::npos)
+      << msg;
+  m->to(adept::kFloat32);  // back: float32 again
+  EXPECT_TRUE(adept::allclose(m->forward(x), want, 1e-2, 1e-2));
 }
 
 }  // namespace

@@ -191,8 +191,10 @@ def test_option_errors(tmp_path):
     assert adept.models.yolo.check_options(dict(epochs=None, data=None))["epochs"] == "100"  # None: not given
     with pytest.raises(ValueError, match="'epochz'.*did you mean 'epochs'"):
         model.train(epochz=None, project=str(tmp_path))
-    with pytest.raises(ValueError, match=r"'foo' is not a valid option \("):  # no far-fetched suggestion
-        model.train(foo=1, project=str(tmp_path))
+    with pytest.raises(ValueError, match=r"'foo' is not a valid option \(`adept train --help` lists them\)"):
+        model.train(foo=1, project=str(tmp_path))  # no far-fetched suggestion
+    with pytest.raises(ValueError, match=r"'foo' is not a valid option \(`adept predict --help` lists them\)"):
+        model.predict(foo=1)
     with pytest.raises(ValueError, match="conf must be in"):
         model.val(conf=2, project=str(tmp_path))
     with pytest.raises(ValueError, match="'epochz'.*did you mean 'epochs'"):

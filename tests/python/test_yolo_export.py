@@ -242,8 +242,11 @@ def test_export_errors_name_the_problem(yolo, tmp_path, monkeypatch, device):
         yolo.export(opset=10)
     with pytest.raises(ValueError, match="multiples of 32"):
         yolo.export(imgsz=48)
-    with pytest.raises(ValueError, match="'simplify' is not a valid option"):
+    # the unknown option's message points to export's options, not train's
+    with pytest.raises(ValueError, match=r"'simplify' is not a valid option \(`adept export --help` lists them\)"):
         yolo.export(simplify=True)
+    with pytest.raises(ValueError, match="imgsz='64,96' is invalid: expected an integer"):  # one size: square input
+        yolo.export(imgsz=[64, 96])
     with pytest.raises(ValueError, match="the 'model' option is not used here"):
         yolo.export(model="yolo11s")
     assert not list(tmp_path.iterdir())

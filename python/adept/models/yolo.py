@@ -243,8 +243,8 @@ class YOLO(nn.Module):
         """Writes this model as an ONNX file (``adept export``) and returns its path, as Ultralytics'
         ``YOLO(...).export(format="onnx")``.
 
-        ``options``: ``format`` ("onnx", the only one), ``imgsz`` (default: the checkpoint's training
-        size, else 640; a multiple of 32), ``batch`` (1), ``dynamic`` (False: symbolic batch, height and
+        ``options``: ``format`` ("onnx", the only one), ``imgsz`` (one integer, a multiple of 32: the
+        input is square; default: the checkpoint's training size, else 640), ``batch`` (1), ``dynamic`` (False: symbolic batch, height and
         width when True), ``opset`` (17; 11 to 21). The graph computes this model's evaluation-mode
         forward: input ``images`` float32 (batch, 3, imgsz, imgsz), output ``output0`` (batch, 4 + nc,
         anchors): boxes cx, cy, w, h in input pixels, then the sigmoid class scores; BatchNorm folded
@@ -252,9 +252,10 @@ class YOLO(nn.Module):
         file goes next to the checkpoint with the suffix ``.onnx`` (a new model: ``yolo11<scale>.onnx``
         in the working directory). ``adept.onnx.load`` and onnxruntime run it.
 
-        Errors: ValueError for an unknown option, a format other than onnx, an unsupported opset or a
-        size that is not a multiple of 32; ``adept.onnx.UnsupportedError`` naming a module the exporter
-        does not know (e.g. a replaced activation); IOError when the file cannot be written.
+        Errors: ValueError for an unknown option (pointing to ``adept export --help``), a format other
+        than onnx, an unsupported opset or a size that is not a multiple of 32;
+        ``adept.onnx.UnsupportedError`` naming a module the exporter does not know (e.g. a replaced
+        activation); IOError when the file cannot be written.
         """
         _own_model_only("export", options)
         return _engine.export(options, self._engine_model())

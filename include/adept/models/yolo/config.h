@@ -36,6 +36,11 @@ std::string mode_names(unsigned modes);
 /// of its length, at least 1), or "" when none is close.
 std::string closest_option(const std::string& key, unsigned modes = OptionSpec::kAllModes);
 
+/// The table entry of `key`, whichever modes it belongs to. ValueError for an unknown key: naming the
+/// closest option of `modes` (a typo), else pointing to `adept <mode> --help` of each of `modes` (the
+/// command or the YOLO method the options were given to: `adept export --help` for export).
+const OptionSpec& find_option(const std::string& key, unsigned modes = OptionSpec::kAllModes);
+
 /// A set of option values: the defaults of option_specs() overridden by what the user gave.
 /// Values are kept as strings (as typed on a command line) and checked against the option's kind
 /// when set, so a bad value fails before any work starts.
@@ -65,7 +70,7 @@ class Config {
 
   /// All values by key.
   const std::map<std::string, std::string>& values() const { return values_; }
-  /// The table entry of `key`. ValueError for an unknown key, naming the closest known key.
+  /// The table entry of `key`: find_option(key) over every mode.
   const OptionSpec& spec(const std::string& key) const;
   /// The values as a JSON object of strings (stored in checkpoints), and back: from_json() sets
   /// every known key of the object (unknown keys, e.g. from a newer version, are ignored) and

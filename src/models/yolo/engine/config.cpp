@@ -2,6 +2,7 @@
 #include "adept/models/yolo/config.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -178,17 +179,20 @@ Config::Config() {
   for (const OptionSpec& s : option_specs()) values_[s.key] = s.default_value;
 }
 
-const OptionSpec& Config::spec(const std::string& key) const {
+const OptionSpec& find_option(const std::string& key, unsigned modes) {
   const auto& specs = option_specs();
   auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
   if (it != specs.end()) return *it;
-  const std::string near = closest_option(key);
+  const std::string near = closest_option(key, modes);
   ADEPT_CHECK(near.empty(), ValueError, "YOLO option '{}' is not a valid option; did you mean '{}'?", key, near);
-  ADEPT_CHECK(false, ValueError,
-              "YOLO option '{}' is not a valid option (`adept train --help` and `adept predict --help` list them)",
-              key);
-  return specs.front();
+  std::string helps;  // "`adept train --help`, `adept val --help`"
+  for (unsigned bit = 1; bit <= modes; bit <<= 1)
+    if (modes & bit) helps += fmt::format("{}`adept {} --help`", helps.empty() ? "" : ", ", mode_names(bit));
+  throw ValueError(fmt::format("YOLO option '{}' is not a valid option ({} {} them)", key, helps,
+                               std::has_single_bit(modes) ? "lists" : "list"));
 }
+
+const OptionSpec& Config::spec(const std::string& key) const { return find_option(key); }
 
 void Config::set(const std::string& key, const std::string& value) {
   const OptionSpec& s = spec(key);
