@@ -137,7 +137,7 @@ def efficiency_model(res, args):
         comm = 2 * (n - 1) / n * s / b + 2 * (n - 1) * a
         rows[str(n)] = {"allreduce_seconds": comm, "staging_seconds": staging,
                         "efficiency": t / (t + (1 - h) * comm + staging)}
-    return {"gradient_bytes": s, "gpu_step_seconds": t, "busbw_bytes_per_second": bw, "hop_latency_seconds": hop,
+    return {"gradient_bytes": s, "gpu_step_seconds": t, "staging_source": args.staging, "busbw_bytes_per_second": bw, "hop_latency_seconds": hop,
             "hidden_fraction": h, "staging_gbps": args.staging_gbps, "nic_gbps": args.nic_gbps,
             "nic_latency_us": args.nic_latency_us, "gpus": rows, "formula": efficiency_model.__doc__}
 
@@ -161,10 +161,24 @@ def main():
     ap.add_argument("--gpu-step-seconds", type=float, default=16 / 244.2,
                     help="Adept's YOLO11n step on one GPU (H200, float32, batch 16 at 640: 244.2 img/s)")
     ap.add_argument("--staging-gbps", type=float, default=25.0, help="GPU <-> host copy bandwidth, GB/s")
+    ap.add_argument("--staging", metavar="CPU_JSON,GPU_JSON",
+                    help="measure the staging bandwidth instead: adept_bench_allreduce's output on host tensors and "
+                         "on GPU tensors (same process count); the extra time of the GPU's all-reduce is two copies")
+    ap.add_argument("--model-only", metavar="RESULT_JSON",
+                    help="recompute the efficiency model of an earlier result (in place) instead of measuring")
     ap.add_argument("--nic-gbps", type=float, default=100.0, help="network between nodes, Gbit/s")
     ap.add_argument("--nic-latency-us", type=float, default=5.0, help="network latency per hop, us")
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.staging:
+        args.staging_gbps = staging_gbps(*args.staging.split(","))
+    if args.model_only:
+        with open(args.model_only) as f:
+            res = json.load(f)
+        res["efficiency_model"] = efficiency_model(res, args)
+        write(res, args.model_only)
+        print(json.dumps(res["efficiency_model"]["gpus"]))
+        return
     info = machine_info(1)
     ver = subprocess.run(shlex.split(args.mpirun) + ["--version"], capture_output=True, text=True).stdout.split("\n")[0]
     torch_ver = subprocess.run([args.python, "-c", "import torch; print(torch.__version__)"], capture_output=True,
@@ -180,11 +194,27 @@ def main():
     if "allreduce" in res:
         res["efficiency_model"] = efficiency_model(res, args)
     res["load_average_1min_end"] = os.getloadavg()[0]
-    out = args.out or os.path.join(REPO, "bench", "results", f"ddp_{machine_slug(info)}.json")
+    write(res, args.out or os.path.join(REPO, "bench", "results", f"ddp_{machine_slug(info)}.json"))
+
+
+def write(res, out):
     with open(out + ".tmp", "w") as f:
         json.dump(res, f, indent=1)
     os.replace(out + ".tmp", out)
     print("wrote", out)
+
+
+def staging_gbps(cpu_json, gpu_json):
+    """GB/s of one host <-> GPU copy: from each size >= 1 MiB, 2 bytes / (GPU all-reduce - host all-reduce); the
+    median over the sizes."""
+    rows = []
+    with open(cpu_json) as f, open(gpu_json) as g:
+        for c, d in zip(json.load(f)["sizes"], json.load(g)["sizes"]):
+            extra = d["median_seconds"] - c["median_seconds"]
+            if c["bytes"] >= 1 << 20 and extra > 0:
+                rows.append(2 * c["bytes"] / extra / 1e9)
+    rows.sort()
+    return rows[len(rows) // 2]
 
 
 if __name__ == "__main__":

@@ -50,6 +50,12 @@ def main():
         if a32:
             r["adept_float32_peak_reserved_gib"] = round(a32["device_memory"]["peak_reserved_bytes"] / 2**30, 2)
         rows.append(r)
+        # A before/after in the same lease (h200_conv.sh with .device/base.tar.xz): the other build's steps.
+        b32, b16 = load(d, f"base_amp0_b{b}.json"), load(d, f"base_amp1_b{b}.json")
+        if b32 or b16:
+            r["base_float32"], r["base_amp"] = ips(b32), ips(b16)
+            r["adept_float32_over_base"] = ratio(r["adept_float32"], r["base_float32"])
+            r["adept_amp_over_base"] = ratio(r["adept_amp"], r["base_amp"])
         if a16 and a16.get("profile") and t16 and t16.get("profile"):
             profiles[b] = {"adept_amp": a16["profile"], "torch_amp_fp16": t16["profile"]}
     f32, amp = curve(d, "False"), curve(d, "True")
@@ -80,7 +86,8 @@ def main():
     for r in rows:
         print(f"batch {r['batch']:3d}: adept f32 {r['adept_float32']} amp {r['adept_amp']} | torch f32 "
               f"{r['torch_float32']} fp16 {r['torch_amp_fp16']} bf16 {r['torch_amp_bf16']} | amp/bf16 "
-              f"{r['adept_amp_over_torch_amp_bf16']} amp/fp16 {r['adept_amp_over_torch_amp_fp16']}")
+              f"{r['adept_amp_over_torch_amp_bf16']} amp/fp16 {r['adept_amp_over_torch_amp_fp16']}"
+              + (f" | base f32 {r['base_float32']} amp {r['base_amp']}" if "base_float32" in r else ""))
     for b, p in profiles.items():
         a, t = p["adept_amp"], p["torch_amp_fp16"]
         print(f"profile b{b} amp: adept wall {a['wall_ms_per_step']:.1f} ms GPU {a['device_busy_ms_per_step']:.1f} ms "
