@@ -4,6 +4,7 @@
 // each option's type and default, and an option of another mode (`adept predict epochs=3`) stops
 // the command naming the subcommands it belongs to.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -116,7 +117,14 @@ CLI::App* add_yolo_subcommand(CLI::App& app, const std::string& name, unsigned m
     if (s.kind == OptionSpec::Kind::Bool) opt->expected(0, 1);
     opt->group((s.modes & mode_bit) ? "Options" : "");  // "": hidden, an option of another mode
   }
-  cmd->callback([given, run, cmd] { run(given->config(cmd->remaining())); });
+  cmd->callback([given, run, cmd, mode_bit] {
+    const Config config = given->config(cmd->remaining());  // every rank checks the options
+    // Under mpirun only `train` is data-parallel; val, predict, summary and export run once, on rank 0, rather
+    // than N times into the same run folder.
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (mode_bit != OptionSpec::kTrain && rank && std::atoi(rank) != 0) return;
+    run(config);
+  });
   return cmd;
 }
 

@@ -17,6 +17,9 @@ struct VulkanDeviceInfo {
   int index = 0;
   std::string name;
   std::string driver;
+  /// VkPhysicalDeviceIDProperties::deviceUUID as 8-4-4-4-12 hex digits (on NVIDIA the UUID that nvidia-smi
+  /// and CUDA report, after "GPU-"): stable across processes, unlike the enumeration order.
+  std::string uuid;
   /// VkPhysicalDeviceType: "discrete", "integrated", "virtual", "cpu" (lavapipe, SwiftShader) or "other".
   std::string device_type;
   uint32_t api_version = 0;
@@ -42,6 +45,10 @@ struct VulkanDeviceInfo {
 bool vulkan_is_available();
 /// All Vulkan devices with their limits (empty when none).
 std::vector<VulkanDeviceInfo> vulkan_devices();
+/// The index of the device a process with node-local rank `local_rank` uses in a data-parallel run: the devices
+/// ordered by UUID, taken round-robin (local_rank % count), so that every process of a node agrees on the
+/// mapping whatever order the driver enumerates them in. DeviceError without a Vulkan device.
+int vulkan_device_for_local_rank(int local_rank);
 /// Blocks until all work queued on `vulkan:index` (-1 = default) has finished.
 void vulkan_synchronize(int index = -1);
 /// Waits until every Vulkan device this process has opened has finished the work already submitted to it,

@@ -18,6 +18,7 @@ void init_vulkan(py::module_& parent) {
       py::dict e;
       e["index"] = d.index;
       e["name"] = d.name;
+      e["uuid"] = d.uuid;
       e["driver"] = d.driver;
       e["device_type"] = d.device_type;
       e["subgroup_size"] = d.subgroup_size;

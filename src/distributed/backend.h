@@ -18,6 +18,10 @@ namespace adept::distributed::detail {
 
 enum class Kind { AllReduce, Broadcast, AllGather, ReduceScatter, Barrier };
 
+/// The name of the barrier destroy_process_group starts with: a rank that meets it while in another collective
+/// reports that the other rank is leaving, not a mismatched barrier.
+inline constexpr const char* kLeaving = "destroy_process_group";
+
 /// One collective on host buffers. `in` and `out` are contiguous CPU tensors in a dtype the backend
 /// takes (bool, uint8, int32, int64, float32, float64); for AllReduce and Broadcast they are the same
 /// tensor (in place). `count` is the element count per rank (of `out` for AllReduce / Broadcast /

@@ -152,7 +152,9 @@ void destroy_process_group() {
   // A barrier first: a rank that leaves early (an error handled by exit(), the end of a script) then meets
   // the others' pending collective at the same sequence number, a mismatch that ends the job at once,
   // instead of waiting in MPI_Finalize for ranks that wait for it until their timeout.
-  if (is_initialized()) barrier();
+  if (is_initialized()) {
+    launch(detail::kLeaving, Kind::Barrier, "", 0, Tensor(), Tensor(), ReduceOp::SUM, 0, nullptr, /*async_op=*/false);
+  }
   std::unique_ptr<Backend> comm;
   {
     std::lock_guard lock(g_mu);

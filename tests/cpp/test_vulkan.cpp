@@ -3,9 +3,11 @@
 // fused SiLU epilogue), memory statistics and errors. Skipped when no Vulkan device is present (lavapipe in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <regex>
 
 #include "adept/adept.h"
 #ifdef ADEPT_WITH_VULKAN
@@ -57,6 +59,16 @@ TEST_F(Vulkan, DeviceListingHasLimits) {
   EXPECT_GT(devs[0].subgroup_size, 0u);
   EXPECT_GE(devs[0].max_push_constants, 128u);
   EXPECT_FALSE(devs[0].str().empty());
+  EXPECT_TRUE(std::regex_match(devs[0].uuid, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")))
+      << devs[0].uuid;
+}
+
+TEST_F(Vulkan, LocalRanksTakeTheDevicesInUuidOrderRoundRobin) {
+  auto devs = vulkan_devices();
+  std::sort(devs.begin(), devs.end(), [](const auto& a, const auto& b) { return a.uuid < b.uuid; });
+  for (int r = 0; r < 2 * static_cast<int>(devs.size()) + 1; ++r) {
+    EXPECT_EQ(vulkan_device_for_local_rank(r), devs[r % devs.size()].index) << r;
+  }
 }
 
 TEST_F(Vulkan, RoundTripAllDtypes) {

@@ -208,6 +208,29 @@ TEST(YoloModel, BlockGradientsByFiniteDifferences) {
   EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>& in) { return head->decode(in); }, {m0, m1}));
 }
 
+// Children replaced by name (nn::Module::replace_module, Python's `conv.act = nn.ReLU()`) are what Conv runs:
+// in training (BN with batch statistics) and in evaluation without autograd (BN folded into the convolution).
+TEST(YoloModel, ConvRunsReplacedChildren) {
+  manual_seed(11);
+  Conv block(3, 4, 3, 1);
+  block.replace_module("act", std::make_shared<nn::ReLU>());
+  Tensor x = randn({2, 3, 6, 6});
+  for (bool training : {true, false}) {
+    block.train(training);
+    NoGradGuard no_grad;  // in evaluation: the folded path
+    const Tensor want = relu(block.bn()->forward(block.conv()->forward(x)));  // training: batch statistics
+    const Tensor got = block.forward(x);
+    EXPECT_TRUE(allclose(got, want, 1e-5, 1e-5)) << "training " << training;
+    EXPECT_GT(got.min().item<float>(), -1e-6) << "the replacement ReLU ran";
+  }
+  // A replacement convolution with a bias is folded with it.
+  auto biased = std::make_shared<nn::Conv2d>(3, 4, 3, 1, 1, 1, 1, /*bias=*/true);
+  block.replace_module("conv", biased);
+  block.eval();
+  NoGradGuard no_grad;
+  EXPECT_TRUE(allclose(block.forward(x), relu(block.bn()->forward(biased->forward(x))), 1e-5, 1e-5));
+}
+
 TEST(YoloModel, InputErrors) {
   Yolo11 model("n", 80);
   EXPECT_THROW(model.forward(zeros({1, 3, 64, 48})), ValueError);

@@ -217,8 +217,8 @@ TEST(YoloOnnxExport, UnknownModulesAreUnsupportedErrorsNamingPathAndType) {
   // An activation swapped for one the exporter does not write.
   auto c3k2 = std::dynamic_pointer_cast<adept::models::yolo::C3k2>((*model->model)[2]);
   ASSERT_TRUE(c3k2);
-  auto old_act = c3k2->cv1->act;
-  c3k2->cv1->act = std::make_shared<adept::nn::ReLU>();
+  auto old_act = c3k2->cv1->act();
+  c3k2->cv1->replace_module("act", std::make_shared<adept::nn::ReLU>());
   try {
     adept::models::yolo::export_onnx(*model, class_names(2), dir.file("a.onnx"));
     ADD_FAILURE() << "no error";
@@ -228,7 +228,7 @@ TEST(YoloOnnxExport, UnknownModulesAreUnsupportedErrorsNamingPathAndType) {
     EXPECT_EQ(e.items()[0].op_type, "ReLU");
     EXPECT_EQ(e.items()[0].node, "model.2.cv1.act");
   }
-  c3k2->cv1->act = old_act;
+  c3k2->cv1->replace_module("act", old_act);
   // A whole layer of a type it does not know.
   model->model->replace_module("9", std::make_shared<adept::nn::Dropout>(0.1));
   const std::string msg = error_of<adept::onnx::UnsupportedError>(

@@ -144,6 +144,32 @@ def test_gradients_equal(scale, shape, dtype, rtol, floor):
                                    err_msg=k)
 
 
+def replace_activations(model, make):
+    """Sets every Conv block's `act` child to make() (what a user does to try another activation)."""
+    for name in [n for n, _ in model.named_modules() if n.endswith(".act")]:
+        parent = model
+        for part in name.split(".")[:-1]:
+            parent = parent[int(part)] if part.isdigit() else getattr(parent, part)
+        parent.act = make()
+
+
+@pytest.mark.parametrize("train", [False, True], ids=["eval", "train"])
+def test_replaced_activations_are_used(train):
+    # Conv runs the `act` child it holds now (in training, and folded with BN in evaluation), like the mirror.
+    ours, mirror = make_pair("n", 80, seed=8)
+    replace_activations(ours, adept.nn.Hardswish)
+    replace_activations(mirror, torch.nn.Hardswish)
+    ours.train(train)
+    mirror.train(train)
+    x = images((64, 64), 9)
+    with adept.no_grad():
+        out = ours(adept.from_numpy(x))
+    with torch.no_grad():
+        ref = mirror(torch.from_numpy(x))
+    for o, r in zip(out if train else [out], ref if train else [ref]):
+        assert_close(o, r, rtol=1e-4, atol=1e-3)
+
+
 def test_summary():
     s = adept.models.summary(adept.models.yolo11("n", 80), imgsz=640, verbose=False)
     assert s["params"] == 2624080 and s["gradients"] == 2624064

@@ -1,6 +1,7 @@
 // Vulkan instance, device selection and creation, and the public device/memory API.
 #include "backends/vulkan/context.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -95,12 +96,17 @@ VulkanDeviceInfo describe(VkPhysicalDevice pd, int index) {
   info.index = index;
   VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties drv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
   sub.pNext = &drv;
+  drv.pNext = &id;
   VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   p2.pNext = &sub;
   vkGetPhysicalDeviceProperties2(pd, &p2);
   const auto& p = p2.properties;
   info.name = p.deviceName;
+  for (int i = 0; i < VK_UUID_SIZE; ++i) {
+    info.uuid += fmt::format("{}{:02x}", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", id.deviceUUID[i]);
+  }
   info.driver = drv.driverName;
   switch (p.deviceType) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: info.device_type = "discrete"; break;
@@ -297,6 +303,14 @@ std::vector<VulkanDeviceInfo> vulkan_devices() {
   const auto& devs = vk::holder().devices;
   for (size_t i = 0; i < devs.size(); ++i) out.push_back(vk::describe(devs[i], static_cast<int>(i)));
   return out;
+}
+
+int vulkan_device_for_local_rank(int local_rank) {
+  std::vector<VulkanDeviceInfo> devs = vulkan_devices();
+  ADEPT_CHECK(!devs.empty(), DeviceError, "vulkan: a GPU for node-local rank {} was asked for, but no Vulkan device is "
+              "present", local_rank);
+  std::stable_sort(devs.begin(), devs.end(), [](const auto& a, const auto& b) { return a.uuid < b.uuid; });
+  return devs[static_cast<size_t>(local_rank) % devs.size()].index;
 }
 
 void vulkan_synchronize(int index) {

@@ -185,7 +185,7 @@ void CommThread::execute(Task& c) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto deadline = t0 + timeout_;
   size_t waiting = n_recv;
-  std::chrono::microseconds pause(20);
+  std::chrono::microseconds pause(50);
   while (waiting > 0) {
     for (size_t i = 0; i < n_recv; ++i) {
       const int r = peer_of[i];
@@ -197,6 +197,21 @@ void CommThread::execute(Task& c) {
       --waiting;
       const Notice& t = theirs[r];
       if (t[1] != mine[1] || t[2] != mine[2] || t[3] != mine[3]) {
+        // destroy_process_group's barrier against another collective: one rank is ending early.
+        const int64_t leaving = op_code(kLeaving) * 8;
+        if (t[1] == leaving) {
+          abort_now(1, fmt::format("adept.distributed: rank {}: rank {} left the process group (destroy_process_group, "
+                                   "or its process is exiting) while this rank is in collective #{} ({}, {}): every "
+                                   "rank must run the same collectives before it ends. Aborting the job.\n",
+                                   rank_, r, c.seq, c.name, c.detail));
+        }
+        if (mine[1] == leaving) {
+          abort_now(1, fmt::format("adept.distributed: rank {}: this rank is leaving the process group "
+                                   "(destroy_process_group, or the process is exiting) while rank {} is in collective "
+                                   "#{} ({} elements): every rank must run the same collectives before it ends. "
+                                   "Aborting the job.\n",
+                                   rank_, r, t[0], t[2]));
+        }
         abort_now(1, fmt::format(
             "adept.distributed: rank {}: collective #{} is {} ({}, {} elements) here, but rank {} started a "
             "different collective #{} ({} elements{}): every rank must call the same collectives in the same "
@@ -212,9 +227,9 @@ void CommThread::execute(Task& c) {
       std::lock_guard lock(mu_);
       if (abort_code_ >= 0) abort_now(abort_code_, abort_message_);
     }
-    // Spin for 200 us for latency, then sleep between polls, twice as long each time up to 1 ms, so that a
-    // bucket launched early in backward does not take the cores from the computing threads while it waits.
-    if (now - t0 < std::chrono::microseconds(200)) {
+    // Spin (yielding) for 1 ms for latency, then sleep between polls, twice as long each time up to 1 ms, so that
+    // a bucket launched early in backward does not take the cores from the computing threads while it waits.
+    if (now - t0 < std::chrono::microseconds(1000)) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(pause);

@@ -25,10 +25,10 @@ Conv::Conv(int64_t c1, int64_t c2, int64_t k, int64_t s, int64_t g, int64_t d, b
 
 Conv::Conv(const char* type_name, int64_t c1, int64_t c2, int64_t k, int64_t s, int64_t g, int64_t d, bool act)
     : nn::Module(type_name) {
-  conv = register_module("conv", std::make_shared<nn::Conv2d>(c1, c2, k, s, autopad(k, d), d, g, /*bias=*/false));
+  register_module("conv", std::make_shared<nn::Conv2d>(c1, c2, k, s, autopad(k, d), d, g, /*bias=*/false));
   register_module("bn", std::make_shared<nn::BatchNorm2d>(c2, /*eps=*/1e-3, /*momentum=*/0.03));
-  this->act = register_module("act", act ? std::shared_ptr<nn::Module>(std::make_shared<nn::SiLU>())
-                                          : std::shared_ptr<nn::Module>(std::make_shared<nn::Identity>()));
+  register_module("act", act ? std::shared_ptr<nn::Module>(std::make_shared<nn::SiLU>())
+                             : std::shared_ptr<nn::Module>(std::make_shared<nn::Identity>()));
 }
 
 // In eval mode without autograd (validation, prediction) the BatchNorm is folded into the convolution, as
@@ -36,18 +36,20 @@ Conv::Conv(const char* type_name, int64_t c1, int64_t c2, int64_t k, int64_t s, 
 // SiLU runs in the convolution's output write (conv2d_silu): one pass over the activation instead of three.
 // Otherwise (training) BN and SiLU run as one fused node (batch_norm_silu), which stores no BN output.
 Tensor Conv::forward(const Tensor& x) {
-  const std::shared_ptr<nn::Module> bn = this->bn();
+  const std::shared_ptr<nn::Module> conv = this->conv(), bn = this->bn(), act = this->act();
   auto* bn2d = dynamic_cast<nn::BatchNorm*>(bn.get());
+  const auto* c = dynamic_cast<const nn::Conv2d*>(conv.get());
+  if (c && (c->padding_string || c->padding_mode != "zeros")) c = nullptr;  // only explicit zero padding folds
   const bool silu = dynamic_cast<const nn::SiLU*>(act.get()) != nullptr;
-  const bool fold = !is_training() && !bn->is_training() && !is_grad_enabled() && bn2d && bn2d->affine &&
+  const bool fold = !is_training() && !bn->is_training() && !is_grad_enabled() && c && bn2d && bn2d->affine &&
                     bn2d->track_running_stats;
   if (!fold) return bn2d && silu ? bn2d->forward_silu(conv->forward(x)) : act->forward(bn->forward(conv->forward(x)));
-  const auto& c = static_cast<const nn::Conv2d&>(*conv);
   const Tensor scale = bn->parameter("weight") * rsqrt(bn->buffer("running_var") + bn2d->eps);
-  const Tensor w = c.parameter("weight") * scale.view({-1, 1, 1, 1});
-  const Tensor b = bn->parameter("bias") - bn->buffer("running_mean") * scale;
-  if (silu) return conv2d_silu(x, w, b, c.stride, c.padding, c.dilation, c.groups);
-  return act->forward(conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups));
+  const Tensor w = c->parameter("weight") * scale.view({-1, 1, 1, 1});
+  Tensor b = bn->parameter("bias") - bn->buffer("running_mean") * scale;
+  if (c->parameter("bias").defined()) b = b + c->parameter("bias") * scale;  // a replacement conv with a bias
+  if (silu) return conv2d_silu(x, w, b, c->stride, c->padding, c->dilation, c->groups);
+  return act->forward(conv2d(x, w, b, c->stride, c->padding, c->dilation, c->groups));
 }
 
 DWConv::DWConv(int64_t c1, int64_t c2, int64_t k, int64_t s, bool act)

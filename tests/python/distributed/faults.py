@@ -45,8 +45,8 @@ elif mode == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
     dist.all_reduce(t)
 elif mode == "timeout_exit":
-    # Rank 1 leaves early with sys.exit(3): no exception hook runs, and its exit waits in MPI_Finalize for
-    # rank 0, so only rank 0's timeout ends the job.
+    # Rank 1 leaves early with sys.exit(3): no exception hook runs, but the exit's destroy_process_group meets
+    # rank 0's all_reduce, which ends the job at once (not at rank 0's timeout).
     if rank == 1:
         sys.exit(3)
     dist.all_reduce(t)

@@ -21,9 +21,11 @@ class Conv : public nn::Module {
  public:
   Conv(int64_t c1, int64_t c2, int64_t k = 1, int64_t s = 1, int64_t g = 1, int64_t d = 1, bool act = true);
   Tensor forward(const Tensor& x) override;
-  /// The child "bn" (looked up, so that convert_sync_batchnorm's replacement is used).
+  /// The children, looked up by name so that a replacement (convert_sync_batchnorm's SyncBatchNorm, a user's
+  /// `model.conv.act = nn.ReLU()`) is what runs and what is exported.
+  std::shared_ptr<nn::Module> conv() const { return child("conv"); }
   std::shared_ptr<nn::Module> bn() const { return child("bn"); }
-  std::shared_ptr<nn::Module> conv, act;
+  std::shared_ptr<nn::Module> act() const { return child("act"); }
 
  protected:
   Conv(const char* type_name, int64_t c1, int64_t c2, int64_t k, int64_t s, int64_t g, int64_t d, bool act);

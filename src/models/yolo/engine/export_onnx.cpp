@@ -217,8 +217,9 @@ class Emitter {
 
   // Conv block: BatchNorm folded into the convolution exactly as Conv::forward folds it in evaluation.
   Value conv_block(const std::string& path, const Conv& m, const Value& x) {
-    const auto* c = dynamic_cast<const nn::Conv2d*>(m.conv.get());
-    if (!c) unsupported(join_path(path, "conv"), *m.conv);
+    const std::shared_ptr<nn::Module> conv_module = m.conv();
+    const auto* c = dynamic_cast<const nn::Conv2d*>(conv_module.get());
+    if (!c) unsupported(join_path(path, "conv"), *conv_module);
     const std::shared_ptr<nn::Module> bn_module = m.bn();
     const auto* bn = dynamic_cast<const nn::BatchNorm*>(bn_module.get());
     if (!bn || !bn->affine || !bn->track_running_stats)
@@ -237,7 +238,7 @@ class Emitter {
       b = bn->parameter("bias") - bn->buffer("running_mean") * scale;
     }
     Value y = conv(join_path(path, "conv"), x, w, b, c->stride, c->padding, c->dilation, c->groups);
-    return activation(join_path(path, "act"), *m.act, y);
+    return activation(join_path(path, "act"), *m.act(), y);
   }
 
   Value activation(const std::string& path, const nn::Module& act, const Value& x) {

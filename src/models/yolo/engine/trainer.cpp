@@ -307,11 +307,13 @@ void Trainer::setup() {
   nms_ = detail::nms_options(config_, default_conf(OptionSpec::kTrain), /*multi_label=*/true, "train");
   device_ = detail::yolo_device(config_.str("device"), "train");
 #ifdef ADEPT_WITH_VULKAN
-  // `device=vulkan` in a data-parallel run: each rank takes the GPU of its rank on the node (by the
-  // order of the Vulkan devices, the same in every process), sharing them round-robin when there are fewer.
+  // `device=vulkan` in a data-parallel run: each rank takes the GPU of its rank on the node, the GPUs ordered by
+  // UUID (the same mapping in every process), shared round-robin when there are fewer.
   if (world_ > 1 && device_.type == DeviceType::Vulkan && config_.str("device").find(':') == std::string::npos) {
-    const int count = static_cast<int>(vulkan_devices().size());
-    device_ = Device(DeviceType::Vulkan, distributed::get_node_local_rank() % std::max(count, 1));
+    device_ = Device(DeviceType::Vulkan, vulkan_device_for_local_rank(distributed::get_node_local_rank()));
+    for (const VulkanDeviceInfo& d : vulkan_devices()) {
+      if (d.index == device_.index) spdlog::info("rank {}: {} (UUID {})", rank_, device_.str(), d.uuid);
+    }
   }
 #endif
   data_ = detail::resolve_data(config_.str("data"));
