@@ -2,8 +2,8 @@
 # Data-parallel benchmarks on the lent GPU machine (16 CPU cores, one H200), in one call: ddp_scaling.py with 1, 2,
 # 4 and 8 processes of one thread (all-reduce bandwidth at 8, the YOLO11n step's scaling and overlap next to
 # torch.distributed's gloo with the machine's PyTorch), then the all-reduce of GPU tensors staged through the host
-# (2 processes on the one GPU) next to the same sizes on host tensors.
-# Carry .device/mpi.tar.xz (MPI=1 BUNDLE_OUT=.device/mpi.tar.xz scripts/device_bundle.sh
+# (2 processes on the one GPU) next to the same sizes on host tensors, and a 2-rank `adept train device=vulkan`.
+# Carry .device/mpi.tar.xz (MPI=1 BUNDLE_OUT=.device/mpi.tar.xz scripts/device_bundle.sh build/release/bin/adept
 # build/release/bench/adept_bench_yolo build/release/bench/adept_bench_allreduce: Open MPI as a relocated
 # prefix) and .gl/ (the Vulkan loader); everything lands in $OUT.
 set -u
@@ -21,4 +21,9 @@ for d in cpu vulkan; do
   timeout 60 $M /tmp/adept/bin/adept_bench_allreduce --device $d --max-bytes 67108864 > "$DEST/allreduce_2x_$d.json" \
     2>> "$DEST/ddp_log.txt"
 done
+# `adept train device=vulkan` data-parallel on the real GPU: 2 ranks sharing the one H200 (round-robin in UUID
+# order); the log names each rank's GPU and UUID.
+(cd /tmp && timeout 150 $M -x ADEPT_DATASETS_DIR=/tmp/datasets /tmp/adept/bin/adept train device=vulkan epochs=1 \
+  imgsz=128 batch=16 workers=2 fraction=0.2 plots=False project=/tmp/runs > "$DEST/train_vulkan_2rank.log" 2>&1)
+echo "train 2 ranks on vulkan rc=$?" >> "$DEST/ddp_log.txt"
 cat "$DEST/ddp_log.txt"

@@ -6,7 +6,7 @@
 #  2. 2 ranks on coco128 with 2 loader workers each (forked after MPI_Init; the mosaic closes for the last
 #     epoch, so the workers fork again), over the default transport, then over ob1 (tcp + shared memory);
 #     rank 0 alone writes the run folder;
-#  3. a checkpoint of a 2-rank run at an epoch boundary resumes in 1 process;
+#  3. a checkpoint of a 2-rank run at an epoch boundary resumes in 1 process; `mpirun adept val` validates once;
 #  4. SIGTERM to mpirun in the middle of an epoch (what Ctrl-C becomes under mpirun): every rank stops, rank
 #     0's last.safetensors is written, no adept.* shared-memory segment or rank process is left; resuming
 #     that mid-epoch checkpoint in 1 process is refused with a message, and in 2 processes it finishes.
@@ -61,6 +61,11 @@ step "3. an epoch-boundary checkpoint of 2 ranks resumes in 1 process"
 "$exe" train resume="$work/coco_default/train/weights/epoch1.safetensors" > "$work/resume1.log" 2>&1 ||
   { cat "$work/resume1.log"; fail "resume in 1 process"; }
 grep -q "resuming .* at epoch 2, batch 0" "$work/resume1.log" || fail "did not resume at epoch 2"
+
+step "3b. mpirun adept val runs once, on rank 0"
+"${mpi[@]}" "$exe" val model="$work/coco_default/train/weights/last.safetensors" imgsz=64 batch=8 plots=False \
+  project="$work/val" > "$work/val.log" 2>&1 || { cat "$work/val.log"; fail "val under mpirun"; }
+[[ $(grep -c '^mAP50 ' "$work/val.log") == 1 ]] || { cat "$work/val.log"; fail "val ran on more than one rank"; }
 
 step "4. SIGTERM to mpirun mid-epoch"
 "${mpi[@]}" "$exe" train data=shapes epochs=3 imgsz=64 batch=8 workers=1 fraction=0.3 plots=False val=False \
