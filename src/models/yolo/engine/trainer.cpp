@@ -260,6 +260,7 @@ class Trainer {
   TrainCallbacks callbacks_;
   LoadedModel* given_;
   int world_ = 1, rank_ = 0;  // the data-parallel run's processes and this one's rank
+  bool sync_bn_ = false;      // BatchNorm over the global batch (the buffers then agree without a broadcast)
   bool main_ = true;          // rank 0: validates, logs and saves
   int64_t local_batch_ = 0;   // images per step on this rank: batch / world
   std::unique_ptr<distributed::Reducer> reducer_;  // the caller's model, trained in place (null: load config_ "model")
@@ -340,7 +341,8 @@ void Trainer::setup() {
   }
   if (given_ && !ckpt_) given_->names = data_.names;
   // sync_bn: BatchNorm over the global batch, so that N processes of batch / N equal one of batch.
-  if (world_ > 1 && config_.flag("sync_bn")) distributed::convert_sync_batchnorm(model_);
+  sync_bn_ = world_ > 1 && config_.flag("sync_bn");
+  if (sync_bn_) distributed::convert_sync_batchnorm(model_);
   model_->to(device_);
   if (world_ > 1) {
     // Every rank starts from rank 0's weights and statistics; the Reducer averages each backward's gradients.
@@ -646,8 +648,9 @@ TrainResult Trainer::run() {
           detail::plot_batch(cur.host_img, labels, data_.names, (dir / name).string());
         });
       }
-      // DDP's broadcast_buffers: every rank normalises with rank 0's running statistics.
-      if (world_ > 1) distributed::broadcast_coalesced(model_->buffers(), 0);
+      // DDP's broadcast_buffers: every rank normalises with rank 0's running statistics. With sync_bn every rank
+      // computes the same statistics from the global batch, so there is nothing to send.
+      if (world_ > 1 && !sync_bn_) distributed::broadcast_coalesced(model_->buffers(), 0);
       std::vector<Tensor> maps;
       {
         std::optional<AutocastGuard> autocast;
