@@ -21,6 +21,18 @@ for d in cpu vulkan; do
   timeout 60 $M /tmp/adept/bin/adept_bench_allreduce --device $d --max-bytes 67108864 > "$DEST/allreduce_2x_$d.json" \
     2>> "$DEST/ddp_log.txt"
 done
+# With .device/mpi_base.tar.xz (another build's adept_bench_allreduce, bundled the same way): both builds'
+# all-reduce at 8 processes, alternated 3 times, as a before/after in one lease.
+if [[ -f .device/mpi_base.tar.xz ]]; then
+  mkdir -p /tmp/base && tar -xJf .device/mpi_base.tar.xz -C /tmp/base
+  for rep in 1 2 3; do
+    for v in base adept; do
+      LD_LIBRARY_PATH=/tmp/$v/lib timeout 60 mpirun -np 8 --oversubscribe --allow-run-as-root --bind-to none \
+        -x OMP_NUM_THREADS=1 -x LD_LIBRARY_PATH /tmp/$v/bin/adept_bench_allreduce --max-bytes 16777216 --iters 20 \
+        > "$DEST/allreduce_8x_${v}_$rep.json" 2>> "$DEST/ddp_log.txt"
+    done
+  done
+fi
 # `adept train device=vulkan` data-parallel on the real GPU: 2 ranks sharing the one H200 (round-robin in UUID
 # order); the log names each rank's GPU and UUID.
 (cd /tmp && timeout 150 $M -x ADEPT_DATASETS_DIR=/tmp/datasets /tmp/adept/bin/adept train device=vulkan epochs=1 \

@@ -3,6 +3,7 @@
 // libadept_mpi.so (src/distributed/mpi/), which registers itself when load_backend("mpi") opens it,
 // so that neither libadept nor the Python module needs libmpi unless a process group is started.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -46,6 +47,7 @@ struct Task {
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
+  std::atomic<bool> done_flag_{false};  // done_, readable without the lock
   std::exception_ptr error_;
 };
 

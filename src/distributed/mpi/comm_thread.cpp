@@ -141,6 +141,15 @@ void CommThread::run() {
   cv_.notify_all();
   for (;;) {
     std::shared_ptr<Task> c;
+    // Collectives come in bursts (DDP's buckets, SyncBatchNorm's layers): poll the queue briefly before sleeping.
+    for (const auto t0 = std::chrono::steady_clock::now();
+         std::chrono::steady_clock::now() - t0 < std::chrono::microseconds(100);) {
+      {
+        std::lock_guard lock(mu_);
+        if (!queue_.empty() || stopping_ || abort_code_ >= 0) break;
+      }
+      std::this_thread::yield();
+    }
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [this] { return stopping_ || abort_code_ >= 0 || !queue_.empty(); });
