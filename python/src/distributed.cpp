@@ -1,6 +1,12 @@
 // adept._C._distributed: process groups, the DDP Reducer (adept/distributed.h,
 // adept/distributed/data_parallel.h); the Python API is python/adept/distributed/.
 #include <pybind11/chrono.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
 
 #include "common.h"
 
@@ -41,13 +47,29 @@ void init_distributed(py::module_& parent) {
       .value("MAX", dist::ReduceOp::MAX);
 
   py::class_<dist::Work, std::shared_ptr<dist::Work>>(m, "Work", "A collective started with async_op=True.")
-      .def("wait", [](dist::Work& w) {
+      .def("wait", [](dist::Work& w, std::optional<std::chrono::milliseconds> timeout) {
+        bool done = true;
         {
           py::gil_scoped_release nogil;
-          w.wait();
+          if (timeout) {  // poll, then fail as torch's wait(timeout) does when the collective is still running
+            const auto deadline = std::chrono::steady_clock::now() + *timeout;
+            while (!w.is_completed() && std::chrono::steady_clock::now() < deadline) {
+              std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+            done = w.is_completed();
+          }
+          if (done) w.wait();
+        }
+        if (!done) {
+          const std::string msg =
+              fmt::format("Work.wait: the collective did not finish within {} ms", timeout->count());
+          PyErr_SetString(PyExc_TimeoutError, msg.c_str());
+          throw py::error_already_set();
         }
         return true;
-      }, "Blocks until the collective has finished and its results are in the tensors; returns True.")
+      }, py::arg("timeout") = py::none(),
+      "Blocks until the collective has finished and its results are in the tensors; returns True. With `timeout` "
+      "(a datetime.timedelta), raises TimeoutError if it has not finished by then (the collective keeps running).")
       .def("is_completed", &dist::Work::is_completed);
 
   m.def("init_process_group", [](const std::string& backend, std::chrono::milliseconds timeout) {

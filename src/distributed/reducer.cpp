@@ -139,6 +139,35 @@ struct Reducer::State : std::enable_shared_from_this<Reducer::State> {
   }
 };
 
+namespace {
+
+// torch's _verify_param_shape_across_processes: every rank has the same parameters (count, shapes and dtypes of
+// those that require grad), checked with one all-gather before any bucket is reduced, so that a different model
+// on one rank is an error naming it rather than a mismatched all-reduce at the first backward.
+void verify_same_parameters(const std::vector<Tensor>& params) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over (dtype, rank, sizes) of each parameter
+  auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
+  for (const Tensor& p : params) {
+    mix(static_cast<int64_t>(p.dtype()));
+    mix(p.dim());
+    for (int64_t d : p.sizes()) mix(d);
+  }
+  const int64_t mine_count = static_cast<int64_t>(params.size()), mine_hash = static_cast<int64_t>(h >> 1);
+  const int world = get_world_size();
+  Tensor all = zeros({2 * static_cast<int64_t>(world)}, kInt64);
+  all_gather_into_tensor(all, tensor(std::vector<int64_t>{mine_count, mine_hash}));
+  const int64_t* v = all.data_ptr<int64_t>();
+  for (int r = 0; r < world; ++r) {
+    if (v[2 * r] == mine_count && v[2 * r + 1] == mine_hash) continue;
+    throw ValueError(fmt::format(
+        "DistributedDataParallel: every rank must wrap the same model, but rank {} has {} parameters that require "
+        "grad and rank {} has {}{}",
+        get_rank(), mine_count, r, v[2 * r], v[2 * r] == mine_count ? ", with other shapes or dtypes" : ""));
+  }
+}
+
+}  // namespace
+
 Reducer::Reducer(const std::vector<std::pair<std::string, Tensor>>& named_parameters, ReducerOptions options)
     : state_(std::make_shared<State>()) {
   ADEPT_CHECK(is_initialized(), ValueError,
@@ -155,6 +184,7 @@ Reducer::Reducer(const std::vector<std::pair<std::string, Tensor>>& named_parame
     s.params.push_back(p);
     s.names.push_back(name);
   }
+  verify_same_parameters(s.params);
   // Buckets in reverse registration order, one open bucket per (dtype, device).
   std::map<std::tuple<int, int, int>, size_t> open;
   s.bucket_of.resize(s.params.size());

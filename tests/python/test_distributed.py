@@ -227,12 +227,23 @@ def test_fault_mismatched_dtypes():
     _check_mismatch(run_fault("mismatch_dtype"), "another dtype")
 
 
+def test_fault_mismatched_broadcast_source():
+    m = _check_mismatch(run_fault("mismatch_src"), r"src \d where this rank has src \d")
+    assert m.group(2) == "broadcast", m.group(0)
+
+
 def test_fault_ddp_parameter_unused_on_one_rank():
     # Without find_unused_parameters, rank 1's backward names the parameter it did not use, then the job ends.
     out = run_fault("ddp_unused_on_some_ranks")
     assert re.search(r"adept.distributed: rank 1 raised \w+: DistributedDataParallel: parameters that did not "
                      r"receive a gradient in this backward on rank 1: sometimes\.weight", out), out
     assert "find_unused_parameters=True" in out, out
+
+
+def test_fault_ddp_of_different_models():
+    out = run_fault("ddp_different_models")
+    assert re.search(r"DistributedDataParallel: every rank must wrap the same model, but rank \d has 4 parameters "
+                     r"that require grad and rank \d has 4, with other shapes or dtypes", out), out
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -25,7 +25,7 @@ std::string mpi_error(int code) {
 }
 
 // An arrival notice: the collective a rank has started.
-using Notice = std::array<int64_t, 4>;  // sequence number, op hash, element count, dtype code
+using Notice = std::array<int64_t, 5>;  // sequence number, op hash, element count, dtype code, broadcast's source
 constexpr int kArrivalTag = 7;
 
 int64_t op_code(const std::string& op) { return static_cast<int64_t>(std::hash<std::string>{}(op) & 0x7fffffff); }
@@ -75,6 +75,9 @@ int run_collective(const Task& t, MPI_Comm comm) {
   }
   return MPI_ERR_OTHER;
 }
+
+// " (sum, float32 [4] on cpu)", or "" for a collective without details (a barrier).
+std::string in_brackets(const std::string& detail) { return detail.empty() ? "" : " (" + detail + ")"; }
 
 int dtype_code(const Task& t) {
   const Tensor& b = t.out.defined() ? t.out : t.in;
@@ -171,7 +174,7 @@ void CommThread::execute(Task& c) {
   // The op's name and, for reductions, the reduce op: SUM on one rank and MAX on another is a mismatch too.
   const bool reduces = c.kind == Kind::AllReduce || c.kind == Kind::ReduceScatter;
   const Notice mine{static_cast<int64_t>(c.seq), op_code(c.name) * 8 + (reduces ? static_cast<int64_t>(c.op) + 1 : 0),
-                    c.count, dtype_code(c)};
+                    c.count, dtype_code(c), c.kind == Kind::Broadcast ? c.root : 0};
   std::vector<Notice> theirs(n);
   std::vector<MPI_Request> notices;  // receives first (index = peer order), then sends
   std::vector<int> peer_of;
@@ -179,13 +182,13 @@ void CommThread::execute(Task& c) {
     if (r == rank_) continue;
     notices.emplace_back();
     peer_of.push_back(r);
-    MPI_Irecv(theirs[r].data(), 4, MPI_INT64_T, r, kArrivalTag, arrival_, &notices.back());
+    MPI_Irecv(theirs[r].data(), static_cast<int>(Notice{}.size()), MPI_INT64_T, r, kArrivalTag, arrival_, &notices.back());
   }
   const size_t n_recv = notices.size();
   for (int r = 0; r < n; ++r) {
     if (r == rank_) continue;
     notices.emplace_back();
-    MPI_Isend(mine.data(), 4, MPI_INT64_T, r, kArrivalTag, arrival_, &notices.back());
+    MPI_Isend(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, r, kArrivalTag, arrival_, &notices.back());
   }
   std::vector<bool> arrived(n, false);
   arrived[rank_] = true;
@@ -205,14 +208,14 @@ void CommThread::execute(Task& c) {
       arrived[r] = true;
       --waiting;
       const Notice& t = theirs[r];
-      if (t[1] != mine[1] || t[2] != mine[2] || t[3] != mine[3]) {
+      if (t[1] != mine[1] || t[2] != mine[2] || t[3] != mine[3] || t[4] != mine[4]) {
         // destroy_process_group's barrier against another collective: one rank is ending early.
         const int64_t leaving = op_code(kLeaving) * 8;
         if (t[1] == leaving) {
           abort_now(1, fmt::format("adept.distributed: rank {}: rank {} left the process group (destroy_process_group, "
-                                   "or its process is exiting) while this rank is in collective #{} ({}, {}): every "
+                                   "or its process is exiting) while this rank is in collective #{} ({}{}): every "
                                    "rank must run the same collectives before it ends. Aborting the job.\n",
-                                   rank_, r, c.seq, c.name, c.detail));
+                                   rank_, r, c.seq, c.name, c.detail.empty() ? "" : ", " + c.detail));
         }
         if (mine[1] == leaving) {
           abort_now(1, fmt::format("adept.distributed: rank {}: this rank is leaving the process group "
@@ -222,11 +225,15 @@ void CommThread::execute(Task& c) {
                                    rank_, r, t[0], t[2]));
         }
         abort_now(1, fmt::format(
-            "adept.distributed: rank {}: collective #{} is {} ({}, {} elements) here, but rank {} started a "
+            "adept.distributed: rank {}: collective #{} is {} ({}{} elements) here, but rank {} started a "
             "different collective #{} ({} elements{}): every rank must call the same collectives in the same "
-            "order with the same sizes. Aborting the job.\n",
-            rank_, c.seq, c.name, c.detail, c.count, r, t[0], t[2],
-            t[1] != mine[1] ? ", another op" : (t[3] != mine[3] ? ", another dtype" : "")));
+            "order with the same sizes{}. Aborting the job.\n",
+            rank_, c.seq, c.name, c.detail.empty() ? "" : c.detail + ", ", c.count, r, t[0], t[2],
+            t[1] != mine[1]   ? ", another op"
+            : t[3] != mine[3] ? ", another dtype"
+            : t[4] != mine[4] ? fmt::format(", src {} where this rank has src {}", t[4], mine[4])
+                              : "",
+            c.kind == Kind::Broadcast ? " and source rank" : ""));
       }
     }
     if (waiting == 0) break;
@@ -256,7 +263,8 @@ void CommThread::execute(Task& c) {
   }
   c.complete(rc == MPI_SUCCESS ? nullptr
                                : std::make_exception_ptr(Error(fmt::format(
-                                     "{} #{} ({}) failed on rank {}: {}", c.name, c.seq, c.detail, rank_, mpi_error(rc)))));
+                                     "{} #{}{} failed on rank {}: {}", c.name, c.seq, in_brackets(c.detail), rank_,
+                                     mpi_error(rc)))));
 }
 
 void CommThread::timed_out(const Task& c, const std::vector<bool>& arrived) {
@@ -265,9 +273,9 @@ void CommThread::timed_out(const Task& c, const std::vector<bool>& arrived) {
   const std::string who =
       fmt::format("rank{} {} did not arrive", missing.size() > 1 ? "s" : "", fmt::join(missing, ", "));
   abort_now(1, fmt::format(
-      "adept.distributed: rank {}: collective {} #{} ({}) did not finish within the timeout of {:.1f} s: {}. "
+      "adept.distributed: rank {}: collective {} #{}{} did not finish within the timeout of {:.1f} s: {}. "
       "Aborting the job.\n",
-      rank_, c.name, c.seq, c.detail, timeout_.count() / 1000.0, who));
+      rank_, c.name, c.seq, in_brackets(c.detail), timeout_.count() / 1000.0, who));
 }
 
 void CommThread::abort_now(int code, const std::string& message) {

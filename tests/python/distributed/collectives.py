@@ -6,6 +6,7 @@ the end; a failed check raises, and adept.distributed's excepthook then aborts t
 import datetime
 import itertools
 import os
+import time
 
 import numpy as np
 
@@ -243,6 +244,23 @@ for i, (t, w) in enumerate(zip(ts, works)):
     w.wait()
     check_equal(t, np.full(3, i * sum(r + 1 for r in ranks), np.float32), f"async all_reduce #{i}")
 assert dist.barrier() is None
+# wait(timeout): on rank 1 an all_reduce that rank 0 joins only a second later raises TimeoutError after 50 ms
+# (and goes on running), then completes; the other ranks just take part.
+t = adept.ones(2)
+dist.barrier()
+if rank == 1:
+    w = dist.all_reduce(t, async_op=True)
+    try:
+        w.wait(timeout=datetime.timedelta(milliseconds=50))
+        raise AssertionError("wait(timeout) returned while rank 0 had not joined")
+    except TimeoutError as e:
+        assert "did not finish within 50 ms" in str(e), e
+    assert w.wait(timeout=datetime.timedelta(seconds=30)) is True
+else:
+    if rank == 0:
+        time.sleep(1.0)
+    dist.all_reduce(t)
+check_equal(t, np.full(2, world, np.float32), "all_reduce waited with a timeout")
 
 # --- DistributedSampler: num_replicas and rank from the group ---------------------------------------------
 

@@ -73,6 +73,9 @@ elif mode == "mismatch_size":
     dist.all_reduce(adept.ones(4 + 2 * rank))
 elif mode == "mismatch_dtype":
     dist.all_reduce(adept.ones(4, dtype=adept.float64 if rank else adept.float32))
+elif mode == "mismatch_src":
+    # broadcast with src 0 on rank 0 and src 1 on rank 1: each would send its own data (a hang for large ones).
+    dist.broadcast(adept.ones(1 << 20), rank)
 elif mode == "ddp_unused_on_some_ranks":
     # DDP without find_unused_parameters, where rank 1 does not use a layer that rank 0 uses: rank 1's
     # backward raises (naming the parameter), which ends the job; rank 0 waits in that layer's bucket.
@@ -91,6 +94,12 @@ elif mode == "ddp_unused_on_some_ranks":
 
     ddp = DDP(Net())
     ddp(adept.ones(2, 3), rank == 0).backward()
+elif mode == "ddp_different_models":
+    # Rank 1 wraps a model with another layer width: DDP's construction says so on every rank.
+    import adept.nn as nn
+    from adept.nn.parallel import DistributedDataParallel as DDP
+
+    DDP(nn.Sequential(nn.Linear(3, 4 + rank), nn.Linear(4 + rank, 2)))
 elif mode == "loop":
     # Both ranks loop in collectives until mpirun is signalled (the test sends SIGTERM or SIGINT).
     while True:

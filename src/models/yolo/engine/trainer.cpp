@@ -312,8 +312,8 @@ void Trainer::setup() {
   // UUID (the same mapping in every process), shared round-robin when there are fewer.
   if (world_ > 1 && device_.type == DeviceType::Vulkan && config_.str("device").find(':') == std::string::npos) {
     device_ = Device(DeviceType::Vulkan, vulkan_device_for_local_rank(distributed::get_node_local_rank()));
-    for (const VulkanDeviceInfo& d : vulkan_devices()) {
-      if (d.index == device_.index) spdlog::info("rank {}: {} (UUID {})", rank_, device_.str(), d.uuid);
+    for (const VulkanDeviceInfo& d : vulkan_devices()) {  // every rank says which GPU it took (not only rank 0)
+      if (d.index == device_.index) fmt::print(stderr, "rank {}: {} {} (UUID {})\n", rank_, device_.str(), d.name, d.uuid);
     }
   }
 #endif
@@ -345,11 +345,12 @@ void Trainer::setup() {
   if (sync_bn_) distributed::convert_sync_batchnorm(model_);
   model_->to(device_);
   if (world_ > 1) {
-    // Every rank starts from rank 0's weights and statistics; the Reducer averages each backward's gradients.
+    // The Reducer (which checks that every rank has the same parameters) averages each backward's gradients;
+    // every rank starts from rank 0's weights and statistics.
+    reducer_ = std::make_unique<distributed::Reducer>(model_->named_parameters());
     std::vector<Tensor> state = model_->parameters();
     for (const Tensor& b : model_->buffers()) state.push_back(b);
     distributed::broadcast_coalesced(state, 0);
-    reducer_ = std::make_unique<distributed::Reducer>(model_->named_parameters());
   }
   ema_model_ = std::make_shared<Yolo11>(model_->scale, nc);
   ema_model_->to(device_);
