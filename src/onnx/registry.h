@@ -15,7 +15,9 @@
 
 namespace adept::onnx::detail {
 
-/// The newest opset of the default domain the handlers are written for.
+/// The opsets of the default domain the handlers are written for: a model importing another is refused
+/// (UnsupportedError naming its opset and this range).
+inline constexpr int64_t kMinOpset = 9;
 inline constexpr int64_t kMaxOpset = 25;
 
 /// What a node's input carries, which decides where the evaluator puts it and how an initializer

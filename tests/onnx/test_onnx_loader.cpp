@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include <gtest/gtest.h>
@@ -160,6 +162,41 @@ TEST(OnnxLoad, ExternalDataIsReadNextToTheModelFile) {
   std::ofstream(dir / "missing.onnx", std::ios::binary) << external_model("nothing.bin").bytes();
   EXPECT_THROW(adept::onnx::load((dir / "missing.onnx").string()), adept::IOError);
   std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxLoad, ExternalDataMustBeARegularFileWithNonNegativeOffsetAndLength) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "adept_onnx_external_special";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  external_model("weights.bin", dir);
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+  // A folder (read as a huge stream before: std::bad_alloc) or a FIFO (blocked forever) is refused at once.
+  for (const std::string location : {"sub", ".", "fifo"}) {
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model(location).bytes();
+    std::string msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+    EXPECT_NE(msg.find("tensor 'bias.weight' names external data '" + location + "', which is not a regular file"),
+              std::string::npos) << msg;
+  }
+  // Negative offsets and lengths are their own errors, not "(-64 bytes ...)" or "beyond the end".
+  auto with = [&](const std::string& key, const std::string& value) {
+    ModelBuilder b = external_model("weights.bin");
+    for (auto& e : *b.g().mutable_initializer(0)->mutable_external_data())
+      if (e.key() == key) e.set_value(value);
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << b.bytes();
+    return message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+  };
+  std::string msg = with("offset", "-8");
+  EXPECT_NE(msg.find("tensor 'bias.weight' has a negative external-data offset (-8)"), std::string::npos) << msg;
+  msg = with("length", "-64");
+  EXPECT_NE(msg.find("tensor 'bias.weight' has a negative external-data length (-64)"), std::string::npos) << msg;
+  msg = with("offset", "100");
+  EXPECT_NE(msg.find("starts at offset 100, beyond the end"), std::string::npos) << msg;
+  msg = with("offset", "9223372036854775800");  // offset + length would overflow
+  EXPECT_NE(msg.find("beyond the end"), std::string::npos) << msg;
+  msg = with("length", "4611686018427387904");
+  EXPECT_NE(msg.find("(4611686018427387904 bytes at offset 8) lies beyond the end"), std::string::npos) << msg;
+  fs::remove_all(dir);
 }
 
 TEST(OnnxLoad, UnknownValueAndCycleAreIOErrors) {
@@ -390,18 +427,14 @@ TEST(OnnxOps, FuzzerFoundRanksAreShapeErrors) {
 
 namespace {
 
-// What QA found after the merge: Upsample-7's scales attribute read from two temporaries (heap garbage as
-// scales), training-mode BatchNormalization's saved_mean / saved_var outputs at opsets 9-13 (torch's export),
-// and an empty batch through Resize.
-TEST(OnnxOps, UpsampleOpset8ScalesAttribute) {
-  ModelBuilder b(8);
+// What QA found after the merge: Upsample's scales, training-mode BatchNormalization's saved_mean / saved_var
+// outputs at opsets 9-13 (torch's export), and an empty batch through Resize.
+TEST(OnnxOps, UpsampleOpset9ScalesInput) {
+  ModelBuilder b(9);
   b.input("x", {1, 1, 2, 2});
   b.output("y");
-  auto& n = b.node("Upsample", {"x"}, {"y"});
-  auto* a = n.add_attribute();
-  a->set_name("scales");
-  a->set_type(onnx::AttributeProto::FLOATS);
-  for (float s : {1.f, 1.f, 2.f, 2.f}) a->add_floats(s);
+  b.floats("scales", {1.f, 1.f, 2.f, 2.f}, {4});
+  b.node("Upsample", {"x", "scales"}, {"y"});
   auto m = adept::onnx::load_bytes(b.bytes());
   Tensor x = adept::arange(4, adept::kFloat32).reshape({1, 1, 2, 2});
   for (int i = 0; i < 3; ++i) {
@@ -410,6 +443,26 @@ TEST(OnnxOps, UpsampleOpset8ScalesAttribute) {
     Tensor want = adept::tensor(std::vector<float>{0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3});
     EXPECT_TRUE(adept::equal(y, want.reshape({1, 1, 4, 4})));
   }
+}
+
+// Only opsets 9 to 25 of the default domain are handled: an older or newer model is refused at load, naming
+// its opset and the range (an opset-8 model used to load and run opset-9 handlers).
+TEST(OnnxLoad, OpsetOutsideNineToTwentyFiveIsUnsupported) {
+  for (int64_t opset : {1, 8, 26}) {
+    ModelBuilder b(opset);
+    b.input("x");
+    b.output("y");
+    b.node("Relu", {"x"}, {"y"});
+    std::string msg = message_of<adept::onnx::UnsupportedError>([&] { adept::onnx::load_bytes(b.bytes()); });
+    EXPECT_NE(msg.find(fmt::format("unsupported opset {} of the default domain (ai.onnx); the importer supports "
+                                   "opsets 9 to 25", opset)),
+              std::string::npos) << msg;
+  }
+  ModelBuilder ok(9);
+  ok.input("x");
+  ok.output("y");
+  ok.node("Relu", {"x"}, {"y"});
+  EXPECT_NO_THROW(adept::onnx::load_bytes(ok.bytes()));
 }
 
 TEST(OnnxOps, BatchNormalizationOpset13SavedStatistics) {
