@@ -465,6 +465,30 @@ TEST(OnnxLoad, OpsetOutsideNineToTwentyFiveIsUnsupported) {
   EXPECT_NO_THROW(adept::onnx::load_bytes(ok.bytes()));
 }
 
+// ONNX requires scales > 0: a zero scale gave an empty output. Scales known at load are checked then, others
+// when the node runs; both ValueErrors name the node.
+TEST(OnnxOps, ResizeWithAZeroOrNegativeScaleIsAValueErrorNamingTheNode) {
+  for (float bad : {0.f, -2.f}) {
+    ModelBuilder b(13);
+    b.input("x", {1, 1, 2, 2});
+    b.output("y");
+    b.floats("scales", {1.f, 1.f, bad, 2.f}, {4});
+    b.node("Resize", {"x", "", "scales"}, {"y"}, "up");
+    std::string msg = message_of<adept::ValueError>([&] { adept::onnx::load_bytes(b.bytes()); });
+    EXPECT_NE(msg.find("node 'up' (Resize): Resize: scales [1, 1, " + fmt::format("{}", bad) + ", 2] must be finite "
+                       "and > 0"), std::string::npos) << msg;
+    ModelBuilder d(13);
+    d.input("x", {1, 1, 2, 2});
+    d.input("scales", {4});
+    d.output("y");
+    d.node("Resize", {"x", "", "scales"}, {"y"}, "up");
+    auto m = adept::onnx::load_bytes(d.bytes());
+    msg = message_of<adept::ValueError>(
+        [&] { m->forward_all({adept::ones({1, 1, 2, 2}), adept::tensor(std::vector<float>{1, 1, 2, bad})}); });
+    EXPECT_NE(msg.find("node 'up' (Resize): Resize: scales"), std::string::npos) << msg;
+  }
+}
+
 TEST(OnnxOps, BatchNormalizationOpset13SavedStatistics) {
   ModelBuilder b(13);
   b.input("x", {4, 2, 3});
