@@ -211,6 +211,7 @@ class GraphBuilder {
       } else if (g_->opset >= kMinOpset && g_->opset <= kMaxOpset) {
         node.op = registry().find(n.op_type(), g_->opset);
         if (!node.op) unsupported_.push_back({n.op_type(), "", g_->opset, node_name(n), ""});
+        else with_node_label(node, [&] { check_schema(n, g_->opset); });
       }
       for (const auto& name : n.input()) node.inputs.push_back(name.empty() ? -1 : value(name));
       for (const auto& name : n.output()) {

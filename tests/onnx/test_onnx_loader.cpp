@@ -507,6 +507,85 @@ TEST(OnnxOps, BatchNormalizationOpset13SavedStatistics) {
   EXPECT_TRUE(adept::allclose(out[4], adept::var(x, {0, 2}, 0)));
 }
 
+// Node arity and attribute names are checked at load against ONNX's schema of the op at the model's opset
+// (src/onnx/schemas.inc): they used to be ignored (ReduceMean-13 with an axes input reduced every axis,
+// Relu with two outputs failed only at forward).
+TEST(OnnxLoad, ArityAndAttributesOutsideTheOpsSchemaAreValueErrorsAtLoad) {
+  auto expect_invalid = [](ModelBuilder& b, const std::string& want) {
+    std::string msg = message_of<adept::ValueError>([&] { adept::onnx::load_bytes(b.bytes()); });
+    EXPECT_NE(msg.find(want), std::string::npos) << msg;
+  };
+  {
+    ModelBuilder b(17);  // the axes input exists from ReduceMean-18 on
+    b.input("x", {2, 3});
+    b.output("y");
+    b.ints("axes", {1});
+    b.node("ReduceMean", {"x", "axes"}, {"y"}, "mean");
+    expect_invalid(b, "node 'mean' (ReduceMean): ReduceMean at opset 17 (ReduceMean-13) takes 1 input, got 2");
+    b.m.mutable_opset_import(0)->set_version(18);
+    Tensor x = adept::arange(6, adept::kFloat32).reshape({2, 3});
+    Tensor y = adept::onnx::load_bytes(b.bytes())->forward(x);
+    EXPECT_TRUE(adept::allclose(y, adept::mean(x, {1}, true)));
+  }
+  {
+    ModelBuilder b(11);  // Squeeze takes axes as an input from opset 13
+    b.input("x", {1, 3});
+    b.output("y");
+    b.ints("axes", {0});
+    b.node("Squeeze", {"x", "axes"}, {"y"}, "sq");
+    expect_invalid(b, "Squeeze at opset 11 (Squeeze-11) takes 1 input, got 2");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Relu", {"x", "x"}, {"y"}, "relu");
+    expect_invalid(b, "node 'relu' (Relu): Relu at opset 17 (Relu-14) takes 1 input, got 2");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Relu", {"x"}, {"y", "z"}, "relu");
+    expect_invalid(b, "Relu at opset 17 (Relu-14) has 1 output, got 2");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Add", {"x", "x", "x"}, {"y"}, "add");
+    expect_invalid(b, "Add at opset 17 (Add-14) takes 2 inputs, got 3");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Conv", {"x"}, {"y"}, "conv");
+    expect_invalid(b, "Conv at opset 17 (Conv-11) takes 2 to 3 inputs, got 1");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    set_int(b.node("Softmax", {"x"}, {"y"}, "sm"), "axiz", 1);
+    expect_invalid(b, "node 'sm' (Softmax): Softmax at opset 17 (Softmax-13) has no attribute 'axiz' (allowed: axis)");
+    ModelBuilder r(17);
+    r.input("x");
+    r.output("y");
+    set_int(r.node("Relu", {"x"}, {"y"}, "relu"), "alpha", 1);
+    expect_invalid(r, "Relu at opset 17 (Relu-14) has no attribute 'alpha' (it takes no attributes)");
+  }
+  {
+    // Variadic ops and trailing optional inputs and outputs within the schema load.
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Sum", {"x", "x", "x", "x"}, {"s"});
+    b.node("Dropout", {"s", "", ""}, {"y", ""});
+    EXPECT_NO_THROW(adept::onnx::load_bytes(b.bytes()));
+  }
+}
+
 TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {
   ModelBuilder b(13);
   b.input("x", {-1, 2, 3, 3});
