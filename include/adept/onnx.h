@@ -68,8 +68,14 @@ class Model : public nn::Module {
   int64_t opset() const;
   std::string extra_repr() const override;
 
+ protected:
+  /// Records the floating-point dtype of to(dtype) / half() / double(), which the graph's floating-point
+  /// inputs and constants then follow, with or without floating-point initializers.
+  void on_converted(const std::optional<Device>& device, std::optional<Dtype> dtype) override;
+
  private:
   std::shared_ptr<detail::Graph> graph_;
+  std::optional<Dtype> float_dtype_;  ///< set by to(dtype); nullopt: the file's dtypes
 };
 
 /// Loads an ONNX model file (binary ModelProto). Opsets 9 to 25 of the default domain are supported

@@ -282,6 +282,7 @@ void Module::convert(const std::optional<Device>& device, std::optional<Dtype> d
       }
     }
   }
+  for (auto& m : modules()) m->on_converted(device, dtype);
 }
 
 Module& Module::to(const Device& device) {

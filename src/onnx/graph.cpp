@@ -123,9 +123,11 @@ class GraphBuilder {
       else other_opsets_[o.domain()] = o.version();
     }
     ADEPT_CHECK(g_->opset > 0, IOError, "{}: the model imports no opset of the default domain (ai.onnx)", what_);
-    if (g_->opset > kMaxOpset)
-      unsupported_.push_back({fmt::format("opset {} (the importer knows up to {})", g_->opset, kMaxOpset), "",
-                              g_->opset, "<model>", ""});
+    if (g_->opset < kMinOpset || g_->opset > kMaxOpset)
+      unsupported_.push_back({fmt::format("unsupported opset {} of the default domain (ai.onnx); the importer supports "
+                                          "opsets {} to {}",
+                                          g_->opset, kMinOpset, kMaxOpset),
+                              "", g_->opset, "<model>", ""});
   }
 
   // Names end up in messages, state_dict keys and Python strings: each must be valid UTF-8 (ONNX's proto2
@@ -206,9 +208,10 @@ class GraphBuilder {
       if (!is_default_domain(n.domain())) {
         auto it = other_opsets_.find(n.domain());
         unsupported_.push_back({n.op_type(), n.domain(), it == other_opsets_.end() ? 0 : it->second, node_name(n), ""});
-      } else if (g_->opset <= kMaxOpset) {
+      } else if (g_->opset >= kMinOpset && g_->opset <= kMaxOpset) {
         node.op = registry().find(n.op_type(), g_->opset);
         if (!node.op) unsupported_.push_back({n.op_type(), "", g_->opset, node_name(n), ""});
+        else with_node_label(node, [&] { check_schema(n, g_->opset); });
       }
       for (const auto& name : n.input()) node.inputs.push_back(name.empty() ? -1 : value(name));
       for (const auto& name : n.output()) {

@@ -62,14 +62,6 @@ Tensor register_initializer(nn::Module& root, const detail::Initializer& init) {
 
 std::string dims_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
-// The floating-point dtype the module was converted to (Module::to(dtype), half(), double()), or nullopt
-// while its floating-point initializers keep the file's dtypes. to() converts every one of them alike.
-std::optional<Dtype> converted_dtype(const detail::Graph& g) {
-  for (const auto& init : g.initializers)
-    if (is_floating_point(init.file_dtype) && init.tensor.dtype() != init.file_dtype) return init.tensor.dtype();
-  return std::nullopt;
-}
-
 // `dtype`, or the module's converted dtype for a floating-point one.
 Dtype following(Dtype dtype, std::optional<Dtype> converted) {
   return converted && is_floating_point(dtype) ? *converted : dtype;
@@ -104,12 +96,16 @@ Model::Model(std::shared_ptr<detail::Graph> graph) : nn::Module("OnnxModel"), gr
 
 Model::~Model() = default;
 
+void Model::on_converted(const std::optional<Device>&, std::optional<Dtype> dtype) {
+  if (dtype) float_dtype_ = dtype;
+}
+
 std::vector<Tensor> Model::forward_all(const std::vector<Tensor>& inputs) {
   const detail::Graph& g = *graph_;
   ADEPT_CHECK(inputs.size() == g.inputs.size(), ValueError, "the ONNX graph takes {} input{} ({}), got {}",
               g.inputs.size(), g.inputs.size() == 1 ? "" : "s", fmt::join(g.input_names, ", "), inputs.size());
   std::vector<Tensor> values(g.num_values);
-  const std::optional<Dtype> converted = converted_dtype(g);
+  const std::optional<Dtype> converted = float_dtype_;
   for (size_t i = 0; i < inputs.size(); ++i) {
     check_input(g.inputs[i], inputs[i], converted);
     values[g.inputs[i].value] = inputs[i];

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/ranges.h>
+
 #include "adept/ops/creation.h"
 #include "adept/ops/index.h"
 #include "adept/ops/pointwise.h"
@@ -196,6 +198,14 @@ Tensor resize(const Tensor& x, const std::vector<int64_t>& out, const std::vecto
   return y;
 }
 
+// ONNX requires every scale > 0 (a zero scale gave an empty output): ValueError naming the scales.
+void check_scales(const OpContext& c, const std::vector<double>& scales) {
+  for (double s : scales)
+    ADEPT_CHECK(std::isfinite(s) && s > 0, ValueError,
+                "{}: scales [{}] must be finite and > 0 (ONNX requires positive scales), got {}", c.node().op_type(),
+                fmt::join(scales, ", "), s);
+}
+
 ResizeAttrs read_attrs(const OpContext& c) {
   ResizeAttrs a;
   a.mode = c.attr_string("mode", "nearest");
@@ -268,6 +278,7 @@ Out resize_op(const OpContext& c) {
   } else {
     ADEPT_CHECK(given_scales.size() == n, ValueError, "{}: needs scales or sizes for {} axes (got {} scales)",
                 c.node().op_type(), n, given_scales.size());
+    check_scales(c, given_scales);
     for (size_t k = 0; k < n; ++k) {
       int64_t ax = axes[k];
       double extent = a.coord == "tf_crop_and_resize" ? roi[ax + rank] - roi[ax] : 1.0;
@@ -289,6 +300,11 @@ std::optional<std::string> resize_check(const OpContext& c) {
       return "coordinate_transformation_mode '" + a.s() + "'";
   }
   c.check_distinct_axes(c.attr_ints("axes"));
+  // Scales known at load (an initializer or a Constant): checked now. Upsample and Resize-10 read them from
+  // input 1, Resize-11 on from input 2 (an empty tensor there means sizes are given).
+  size_t si = c.opset() < 11 || c.node().op_type() == "Upsample" ? 1 : 2;
+  if (c.has_input(si) && c.input(si).numel() > 0 && c.input(si).is_floating_point())
+    check_scales(c, c.input_doubles(si));
   return std::nullopt;
 }
 

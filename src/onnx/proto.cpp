@@ -87,12 +87,13 @@ std::string external_bytes(const ::onnx::TensorProto& proto, const std::string& 
               "can be found next to it",
               what, proto.name());
   std::string location;
-  int64_t offset = 0, length = -1;
+  int64_t offset = 0, length = 0;
+  bool has_length = false;
   for (const auto& kv : proto.external_data()) {
     try {
       if (kv.key() == "location") location = kv.value();
       else if (kv.key() == "offset") offset = std::stoll(kv.value());
-      else if (kv.key() == "length") length = std::stoll(kv.value());
+      else if (kv.key() == "length") length = std::stoll(kv.value()), has_length = true;
     } catch (const std::exception&) {
       throw IOError(fmt::format("{}: tensor '{}' has a malformed external-data {} '{}'", what, proto.name(), kv.key(),
                                 kv.value()));
@@ -113,13 +114,35 @@ std::string external_bytes(const ::onnx::TensorProto& proto, const std::string& 
                 "regular file inside the model's folder, reached without links",
                 what, proto.name(), location, file.string());
   }
+  ADEPT_CHECK(offset >= 0, IOError, "{}: tensor '{}' has a negative external-data offset ({}) in '{}'", what,
+              proto.name(), offset, location);
+  ADEPT_CHECK(!has_length || length >= 0, IOError,
+              "{}: tensor '{}' has a negative external-data length ({}) in '{}'", what, proto.name(), length, location);
+  // Only a regular file is read: a folder would be "read" as a huge stream (std::bad_alloc), a FIFO or a
+  // device could block forever or never end.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(file, ec);
+  ADEPT_CHECK(std::filesystem::exists(st), IOError, "{}: the external data file {} of tensor '{}' (location '{}') "
+              "does not exist", what, file.string(), proto.name(), location);
+  ADEPT_CHECK(std::filesystem::is_regular_file(st), IOError,
+              "{}: tensor '{}' names external data '{}', which is not a regular file ({} is a {}); external data "
+              "must be a regular file inside the model's folder",
+              what, proto.name(), location, file.string(),
+              std::filesystem::is_directory(st) ? "directory" : std::filesystem::is_fifo(st) ? "FIFO"
+              : std::filesystem::is_socket(st) ? "socket" : "device or other special file");
   std::ifstream f(file, std::ios::binary);
   ADEPT_CHECK(f.good(), IOError, "{}: cannot open the external data file {} of tensor '{}'", what, file.string(),
               proto.name());
   f.seekg(0, std::ios::end);
   int64_t size = static_cast<int64_t>(f.tellg());
-  if (length < 0) length = size - offset;
-  ADEPT_CHECK(offset >= 0 && length >= 0 && offset + length <= size, IOError,
+  ADEPT_CHECK(size >= 0, IOError, "{}: cannot determine the size of the external data file {} of tensor '{}'", what,
+              file.string(), proto.name());
+  ADEPT_CHECK(offset <= size, IOError,
+              "{}: the external data of tensor '{}' starts at offset {}, beyond the end of {} ({} bytes)", what,
+              proto.name(), offset, file.string(), size);
+  if (!has_length) length = size - offset;
+  // Compared without forming offset + length, which may overflow.
+  ADEPT_CHECK(length <= size - offset, IOError,
               "{}: external data of tensor '{}' ({} bytes at offset {}) lies beyond the end of {} ({} bytes)", what,
               proto.name(), length, offset, file.string(), size);
   std::string bytes(static_cast<size_t>(length), '\0');

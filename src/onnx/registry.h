@@ -15,7 +15,9 @@
 
 namespace adept::onnx::detail {
 
-/// The newest opset of the default domain the handlers are written for.
+/// The opsets of the default domain the handlers are written for: a model importing another is refused
+/// (UnsupportedError naming its opset and this range).
+inline constexpr int64_t kMinOpset = 9;
 inline constexpr int64_t kMaxOpset = 25;
 
 /// What a node's input carries, which decides where the evaluator puts it and how an initializer
@@ -110,6 +112,24 @@ class OpRegistry {
  private:
   std::map<std::string, std::map<int64_t, OpEntry>> ops_;
 };
+
+/// What ONNX's schema of an op at one since_version allows (src/onnx/schemas.inc, generated from the onnx
+/// package by scripts/onnx_schemas.py): input and output counts (INT_MAX: variadic) and attribute names.
+struct OpSchema {
+  const char* op;
+  int since;
+  int min_inputs, max_inputs, min_outputs, max_outputs;
+  const char* attributes;  ///< space-separated names
+};
+
+/// The schema of op_type that applies at `opset` (largest since_version <= opset), or nullptr.
+const OpSchema* find_schema(const std::string& op_type, int64_t opset);
+/// The attribute names of `s`.
+std::vector<std::string> schema_attributes(const OpSchema& s);
+/// ValueError when `node` has more or fewer inputs (absent optional ones included) or outputs than its op's
+/// schema at `opset` allows, or an attribute that schema does not define, naming the op, the opset, the
+/// schema version and what it allows.
+void check_schema(const ::onnx::NodeProto& node, int64_t opset);
 
 /// The registry holding every family below, built once.
 const OpRegistry& registry();

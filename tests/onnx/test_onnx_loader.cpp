@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include <gtest/gtest.h>
@@ -160,6 +162,41 @@ TEST(OnnxLoad, ExternalDataIsReadNextToTheModelFile) {
   std::ofstream(dir / "missing.onnx", std::ios::binary) << external_model("nothing.bin").bytes();
   EXPECT_THROW(adept::onnx::load((dir / "missing.onnx").string()), adept::IOError);
   std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxLoad, ExternalDataMustBeARegularFileWithNonNegativeOffsetAndLength) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "adept_onnx_external_special";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  external_model("weights.bin", dir);
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+  // A folder (read as a huge stream before: std::bad_alloc) or a FIFO (blocked forever) is refused at once.
+  for (const std::string location : {"sub", ".", "fifo"}) {
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << external_model(location).bytes();
+    std::string msg = message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+    EXPECT_NE(msg.find("tensor 'bias.weight' names external data '" + location + "', which is not a regular file"),
+              std::string::npos) << msg;
+  }
+  // Negative offsets and lengths are their own errors, not "(-64 bytes ...)" or "beyond the end".
+  auto with = [&](const std::string& key, const std::string& value) {
+    ModelBuilder b = external_model("weights.bin");
+    for (auto& e : *b.g().mutable_initializer(0)->mutable_external_data())
+      if (e.key() == key) e.set_value(value);
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << b.bytes();
+    return message_of<adept::IOError>([&] { adept::onnx::load((dir / "model.onnx").string()); });
+  };
+  std::string msg = with("offset", "-8");
+  EXPECT_NE(msg.find("tensor 'bias.weight' has a negative external-data offset (-8)"), std::string::npos) << msg;
+  msg = with("length", "-64");
+  EXPECT_NE(msg.find("tensor 'bias.weight' has a negative external-data length (-64)"), std::string::npos) << msg;
+  msg = with("offset", "100");
+  EXPECT_NE(msg.find("starts at offset 100, beyond the end"), std::string::npos) << msg;
+  msg = with("offset", "9223372036854775800");  // offset + length would overflow
+  EXPECT_NE(msg.find("beyond the end"), std::string::npos) << msg;
+  msg = with("length", "4611686018427387904");
+  EXPECT_NE(msg.find("(4611686018427387904 bytes at offset 8) lies beyond the end"), std::string::npos) << msg;
+  fs::remove_all(dir);
 }
 
 TEST(OnnxLoad, UnknownValueAndCycleAreIOErrors) {
@@ -390,18 +427,14 @@ TEST(OnnxOps, FuzzerFoundRanksAreShapeErrors) {
 
 namespace {
 
-// What QA found after the merge: Upsample-7's scales attribute read from two temporaries (heap garbage as
-// scales), training-mode BatchNormalization's saved_mean / saved_var outputs at opsets 9-13 (torch's export),
-// and an empty batch through Resize.
-TEST(OnnxOps, UpsampleOpset8ScalesAttribute) {
-  ModelBuilder b(8);
+// What QA found after the merge: Upsample's scales, training-mode BatchNormalization's saved_mean / saved_var
+// outputs at opsets 9-13 (torch's export), and an empty batch through Resize.
+TEST(OnnxOps, UpsampleOpset9ScalesInput) {
+  ModelBuilder b(9);
   b.input("x", {1, 1, 2, 2});
   b.output("y");
-  auto& n = b.node("Upsample", {"x"}, {"y"});
-  auto* a = n.add_attribute();
-  a->set_name("scales");
-  a->set_type(onnx::AttributeProto::FLOATS);
-  for (float s : {1.f, 1.f, 2.f, 2.f}) a->add_floats(s);
+  b.floats("scales", {1.f, 1.f, 2.f, 2.f}, {4});
+  b.node("Upsample", {"x", "scales"}, {"y"});
   auto m = adept::onnx::load_bytes(b.bytes());
   Tensor x = adept::arange(4, adept::kFloat32).reshape({1, 1, 2, 2});
   for (int i = 0; i < 3; ++i) {
@@ -409,6 +442,50 @@ TEST(OnnxOps, UpsampleOpset8ScalesAttribute) {
     ASSERT_EQ(y.sizes(), (adept::Shape{1, 1, 4, 4}));
     Tensor want = adept::tensor(std::vector<float>{0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3});
     EXPECT_TRUE(adept::equal(y, want.reshape({1, 1, 4, 4})));
+  }
+}
+
+// Only opsets 9 to 25 of the default domain are handled: an older or newer model is refused at load, naming
+// its opset and the range (an opset-8 model used to load and run opset-9 handlers).
+TEST(OnnxLoad, OpsetOutsideNineToTwentyFiveIsUnsupported) {
+  for (int64_t opset : {1, 8, 26}) {
+    ModelBuilder b(opset);
+    b.input("x");
+    b.output("y");
+    b.node("Relu", {"x"}, {"y"});
+    std::string msg = message_of<adept::onnx::UnsupportedError>([&] { adept::onnx::load_bytes(b.bytes()); });
+    EXPECT_NE(msg.find(fmt::format("unsupported opset {} of the default domain (ai.onnx); the importer supports "
+                                   "opsets 9 to 25", opset)),
+              std::string::npos) << msg;
+  }
+  ModelBuilder ok(9);
+  ok.input("x");
+  ok.output("y");
+  ok.node("Relu", {"x"}, {"y"});
+  EXPECT_NO_THROW(adept::onnx::load_bytes(ok.bytes()));
+}
+
+// ONNX requires scales > 0: a zero scale gave an empty output. Scales known at load are checked then, others
+// when the node runs; both ValueErrors name the node.
+TEST(OnnxOps, ResizeWithAZeroOrNegativeScaleIsAValueErrorNamingTheNode) {
+  for (float bad : {0.f, -2.f}) {
+    ModelBuilder b(13);
+    b.input("x", {1, 1, 2, 2});
+    b.output("y");
+    b.floats("scales", {1.f, 1.f, bad, 2.f}, {4});
+    b.node("Resize", {"x", "", "scales"}, {"y"}, "up");
+    std::string msg = message_of<adept::ValueError>([&] { adept::onnx::load_bytes(b.bytes()); });
+    EXPECT_NE(msg.find("node 'up' (Resize): Resize: scales [1, 1, " + fmt::format("{}", bad) + ", 2] must be finite "
+                       "and > 0"), std::string::npos) << msg;
+    ModelBuilder d(13);
+    d.input("x", {1, 1, 2, 2});
+    d.input("scales", {4});
+    d.output("y");
+    d.node("Resize", {"x", "", "scales"}, {"y"}, "up");
+    auto m = adept::onnx::load_bytes(d.bytes());
+    msg = message_of<adept::ValueError>(
+        [&] { m->forward_all({adept::ones({1, 1, 2, 2}), adept::tensor(std::vector<float>{1, 1, 2, bad})}); });
+    EXPECT_NE(msg.find("node 'up' (Resize): Resize: scales"), std::string::npos) << msg;
   }
 }
 
@@ -428,6 +505,85 @@ TEST(OnnxOps, BatchNormalizationOpset13SavedStatistics) {
   ASSERT_EQ(out.size(), 5u);
   EXPECT_TRUE(adept::allclose(out[3], adept::mean(x, {0, 2})));
   EXPECT_TRUE(adept::allclose(out[4], adept::var(x, {0, 2}, 0)));
+}
+
+// Node arity and attribute names are checked at load against ONNX's schema of the op at the model's opset
+// (src/onnx/schemas.inc): they used to be ignored (ReduceMean-13 with an axes input reduced every axis,
+// Relu with two outputs failed only at forward).
+TEST(OnnxLoad, ArityAndAttributesOutsideTheOpsSchemaAreValueErrorsAtLoad) {
+  auto expect_invalid = [](ModelBuilder& b, const std::string& want) {
+    std::string msg = message_of<adept::ValueError>([&] { adept::onnx::load_bytes(b.bytes()); });
+    EXPECT_NE(msg.find(want), std::string::npos) << msg;
+  };
+  {
+    ModelBuilder b(17);  // the axes input exists from ReduceMean-18 on
+    b.input("x", {2, 3});
+    b.output("y");
+    b.ints("axes", {1});
+    b.node("ReduceMean", {"x", "axes"}, {"y"}, "mean");
+    expect_invalid(b, "node 'mean' (ReduceMean): ReduceMean at opset 17 (ReduceMean-13) takes 1 input, got 2");
+    b.m.mutable_opset_import(0)->set_version(18);
+    Tensor x = adept::arange(6, adept::kFloat32).reshape({2, 3});
+    Tensor y = adept::onnx::load_bytes(b.bytes())->forward(x);
+    EXPECT_TRUE(adept::allclose(y, adept::mean(x, {1}, true)));
+  }
+  {
+    ModelBuilder b(11);  // Squeeze takes axes as an input from opset 13
+    b.input("x", {1, 3});
+    b.output("y");
+    b.ints("axes", {0});
+    b.node("Squeeze", {"x", "axes"}, {"y"}, "sq");
+    expect_invalid(b, "Squeeze at opset 11 (Squeeze-11) takes 1 input, got 2");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Relu", {"x", "x"}, {"y"}, "relu");
+    expect_invalid(b, "node 'relu' (Relu): Relu at opset 17 (Relu-14) takes 1 input, got 2");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Relu", {"x"}, {"y", "z"}, "relu");
+    expect_invalid(b, "Relu at opset 17 (Relu-14) has 1 output, got 2");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Add", {"x", "x", "x"}, {"y"}, "add");
+    expect_invalid(b, "Add at opset 17 (Add-14) takes 2 inputs, got 3");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Conv", {"x"}, {"y"}, "conv");
+    expect_invalid(b, "Conv at opset 17 (Conv-11) takes 2 to 3 inputs, got 1");
+  }
+  {
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    set_int(b.node("Softmax", {"x"}, {"y"}, "sm"), "axiz", 1);
+    expect_invalid(b, "node 'sm' (Softmax): Softmax at opset 17 (Softmax-13) has no attribute 'axiz' (allowed: axis)");
+    ModelBuilder r(17);
+    r.input("x");
+    r.output("y");
+    set_int(r.node("Relu", {"x"}, {"y"}, "relu"), "alpha", 1);
+    expect_invalid(r, "Relu at opset 17 (Relu-14) has no attribute 'alpha' (it takes no attributes)");
+  }
+  {
+    // Variadic ops and trailing optional inputs and outputs within the schema load.
+    ModelBuilder b(17);
+    b.input("x");
+    b.output("y");
+    b.node("Sum", {"x", "x", "x", "x"}, {"s"});
+    b.node("Dropout", {"s", "", ""}, {"y", ""});
+    EXPECT_NO_THROW(adept::onnx::load_bytes(b.bytes()));
+  }
 }
 
 TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {

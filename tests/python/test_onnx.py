@@ -171,6 +171,28 @@ def test_half_runs_the_imported_model_in_float16(device):
             model(to_adept(x, device))
 
 
+def test_half_and_double_follow_on_a_graph_without_floating_point_parameters(device):
+    """Relu -> nearest Upsample has no floating-point initializer (the scales are a Constant): half() / double()
+    / to(dtype) still switch the graph's float dtype (they used to be ignored: a float16 input was refused as
+    "must be float32")."""
+    net = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Upsample(scale_factor=2))
+    x = torch.rand(1, 1, 2, 2) - 0.5
+    data = export(net, (x,), input_names=["x"])
+    want = net(x).numpy()
+    for convert, dtype in ((lambda m: m.half(), adept.float16), (lambda m: m.double(), adept.float64),
+                           (lambda m: m.to(adept.float16), adept.float16)):
+        model = adept.onnx.load(data).to(device)
+        assert not list(model.parameters())
+        convert(model)
+        y = model(to_adept(x, device).to(dtype))
+        assert y.dtype == dtype
+        np.testing.assert_allclose(y.float().cpu().numpy(), want, rtol=1e-3, atol=1e-3)
+        with pytest.raises(adept.DtypeError, match="'x' must be"):
+            model(to_adept(x, device))
+        model.float()
+        assert model(to_adept(x, device)).dtype == adept.float32
+
+
 def test_load_takes_a_path_bytes_or_a_file_object(tmp_path):
     torch.manual_seed(10)
     data = export(SmallCNN(), (torch.randn(1, 3, 8, 8),))

@@ -138,6 +138,13 @@ class Module : public std::enable_shared_from_this<Module> {
   /// The children list itself, for containers that renumber or reorder their entries.
   std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children_list() { return children_; }
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children_list() const { return children_; }
+  /// Called on this module and every descendant after to() moved / cast their tensors (`dtype` is the
+  /// floating-point dtype asked for, nullopt for a device move): modules whose computation depends on the
+  /// dtype beyond their registered tensors (an imported ONNX graph without floating-point parameters) follow it.
+  virtual void on_converted(const std::optional<Device>& device, std::optional<Dtype> dtype) {
+    (void)device;
+    (void)dtype;
+  }
 
  private:
   struct Slot {
