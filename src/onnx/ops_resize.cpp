@@ -236,12 +236,7 @@ Out resize_op(const OpContext& c) {
   std::vector<double> given_scales, given_roi;
   std::vector<int64_t> given_sizes;
   if (v10) {
-    if (c.opset() < 9 && c.node().op_type() == "Upsample") {
-      const auto attr = c.attr_floats("scales");  // one vector: begin and end of the same object
-      given_scales.assign(attr.begin(), attr.end());
-    } else {
-      given_scales = c.input_doubles(1);
-    }
+    given_scales = c.input_doubles(1);  // Upsample-9 and Resize-10: (X, scales)
   } else {
     if (c.has_input(1) && c.input(1).numel()) given_roi = c.input_doubles(1);
     if (c.has_input(2) && c.input(2).numel()) given_scales = c.input_doubles(2);
@@ -314,7 +309,7 @@ void register_resize_ops(OpRegistry& r) {
   const std::vector<std::pair<int, InputRole>> config = {
       {1, InputRole::Config}, {2, InputRole::Config}, {3, InputRole::Config}};
   r.add("Resize", 10, {resize_op, resize_check, config});
-  r.add("Upsample", 7, {resize_op, resize_check, config});
+  r.add("Upsample", 9, {resize_op, resize_check, config});  // Upsample-7 (opsets 7-8) is below the supported range
 }
 
 }  // namespace adept::onnx::detail
