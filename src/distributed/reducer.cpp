@@ -29,6 +29,7 @@ struct Reducer::State : std::enable_shared_from_this<Reducer::State> {
   std::vector<char> ready, used;
   size_t next_launch = 0;
   bool armed = false, sync = true, callback_queued = false;
+  bool reduced = false;  // a backward since the last prepare_for_backward has reduced the gradients
 
   void reset() {
     for (Bucket& b : buckets) {
@@ -41,6 +42,7 @@ struct Reducer::State : std::enable_shared_from_this<Reducer::State> {
     std::fill(used.begin(), used.end(), 0);
     next_launch = 0;
     callback_queued = false;
+    reduced = false;
   }
 
   void launch(Bucket& b) {
@@ -68,7 +70,16 @@ struct Reducer::State : std::enable_shared_from_this<Reducer::State> {
   }
 
   void on_grad(size_t i) {
-    if (!armed) return;
+    if (!armed) {
+      // Another backward through a forward whose gradients were already reduced would leave this rank's
+      // gradients unsynchronised (torch: "Expected to mark a variable ready only once").
+      ADEPT_CHECK(!reduced, AutogradError,
+                  "DistributedDataParallel: parameter {} received a gradient in a second backward through the same "
+                  "forward, after the gradients were reduced over the ranks; run a forward through the DDP module "
+                  "before each backward (no_sync() for the passes that should only accumulate)",
+                  names[i]);
+      return;
+    }
     if (!callback_queued) {
       callback_queued = true;
       autograd::queue_callback([weak = weak_from_this()] {
@@ -136,6 +147,7 @@ struct Reducer::State : std::enable_shared_from_this<Reducer::State> {
       b.flat = Tensor();
     }
     callback_queued = false;
+    reduced = true;
   }
 };
 

@@ -57,7 +57,8 @@ def _abort_on_uncaught(exc_type, exc, tb):
     # for this one, and would otherwise wait until their timeout.
     (_previous_excepthook or sys.__excepthook__)(exc_type, exc, tb)
     if is_initialized():
-        _D.abort(1, f"adept.distributed: rank {get_rank()} raised {exc_type.__name__}: {exc}; aborting the job")
+        what = f"{exc_type.__name__}: {exc}" if str(exc) else exc_type.__name__
+        _D.abort(1, f"adept.distributed: rank {get_rank()} raised {what}; aborting the job")
 
 
 def _destroy_at_exit():

@@ -89,7 +89,15 @@ int dtype_code(const Task& t) {
 CommThread::CommThread(std::chrono::milliseconds timeout) : timeout_(timeout) {
   thread_ = std::thread([this] { run(); });
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [this] { return ready_; });
+  // MPI_Init waits for every process of the job; one that exits without joining can leave it waiting for good.
+  if (!cv_.wait_for(lock, timeout_, [this] { return ready_; })) {
+    std::fprintf(stderr,
+                 "adept.distributed: init_process_group: MPI_Init did not finish within the timeout of %.1f s (a "
+                 "process of the job may have exited without joining). Exiting.\n",
+                 timeout_.count() / 1000.0);
+    std::fflush(stderr);
+    std::_Exit(1);  // the thread is inside MPI_Init: nothing can be undone
+  }
   if (init_error_) {
     lock.unlock();
     thread_.join();

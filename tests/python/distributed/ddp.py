@@ -171,6 +171,15 @@ if section("no_sync"):
     except KeyError:
         pass
     assert ddp.require_backward_grad_sync
+    # A second backward through a forward whose gradients were reduced would leave them unsynchronised: an error
+    # on every rank (torch: "Expected to mark a variable ready only once").
+    out = F.mse_loss(ddp(xl), yl)
+    out.backward(retain_graph=True)
+    try:
+        out.backward()
+        raise AssertionError("a second backward through the same forward was accepted")
+    except RuntimeError as e:
+        assert "received a gradient in a second backward through the same forward" in str(e), e
 
 
 # (d) find_unused_parameters: `unused` takes part on no rank, `sometimes` only on the rank chosen by the step.
