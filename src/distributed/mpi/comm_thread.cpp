@@ -190,7 +190,8 @@ void CommThread::execute(Task& c) {
     if (r == rank_) continue;
     notices.emplace_back();
     peer_of.push_back(r);
-    MPI_Irecv(theirs[r].data(), static_cast<int>(Notice{}.size()), MPI_INT64_T, r, kArrivalTag, arrival_, &notices.back());
+    MPI_Irecv(theirs[r].data(), static_cast<int>(Notice{}.size()), MPI_INT64_T, r, kArrivalTag, arrival_,
+              &notices.back());
   }
   const size_t n_recv = notices.size();
   for (int r = 0; r < n; ++r) {
