@@ -310,17 +310,17 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
   r["amp"] = a.amp;
   DetectionLoss criterion(model);
   model.train();
-  // Data-parallel (--ddp): rank 0's weights everywhere, then the Reducer armed every step (overlap) or only
-  // its buckets used after backward (after); the loss's normaliser is summed over the ranks as in training.
+  // Data-parallel (--ddp): the Reducer, armed every step (overlap) or only its buckets used after backward
+  // (after), and rank 0's weights everywhere; the loss's normaliser is summed over the ranks as in training.
   std::unique_ptr<distributed::Reducer> reducer;
   std::vector<Tensor> named_params;
   if (a.ddp != "off") {
+    const auto named = model.named_parameters();
+    reducer = std::make_unique<distributed::Reducer>(named);  // checks that every rank has the same parameters
+    for (const auto& np : named) named_params.push_back(np.second);
     std::vector<Tensor> state = model.parameters();
     for (const Tensor& b : model.buffers()) state.push_back(b);
     distributed::broadcast_coalesced(state, 0);
-    const auto named = model.named_parameters();
-    reducer = std::make_unique<distributed::Reducer>(named);
-    for (const auto& np : named) named_params.push_back(np.second);
     criterion.distributed = true;
     r["world_size"] = distributed::get_world_size();
     r["ddp"] = a.ddp;

@@ -313,7 +313,8 @@ void Trainer::setup() {
   if (world_ > 1 && device_.type == DeviceType::Vulkan && config_.str("device").find(':') == std::string::npos) {
     device_ = Device(DeviceType::Vulkan, vulkan_device_for_local_rank(distributed::get_node_local_rank()));
     for (const VulkanDeviceInfo& d : vulkan_devices()) {  // every rank says which GPU it took (not only rank 0)
-      if (d.index == device_.index) fmt::print(stderr, "rank {}: {} {} (UUID {})\n", rank_, device_.str(), d.name, d.uuid);
+      if (d.index == device_.index)
+        fmt::print(stderr, "rank {}: {} {} (UUID {})\n", rank_, device_.str(), d.name, d.uuid);
     }
   }
 #endif
