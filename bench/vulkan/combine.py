@@ -14,6 +14,10 @@ def main():
         t = ref[(m["dtype"], m["n"])]
         row = {"dtype": m["dtype"], "n": m["n"], "adept_gflops": round(m["gflops"], 1), "torch_gflops": round(t, 1),
                "adept_over_torch": round(m["gflops"] / t, 4)}
+        if m.get("kernel_gflops"):  # the GEMM kernel's own GPU time (timestamps) and the build that ran
+            row["adept_kernel"] = m["kernel"]
+            row["adept_kernel_gflops"] = round(m["kernel_gflops"], 1)
+            row["adept_kernel_over_torch"] = round(m["kernel_gflops"] / t, 4)
         if nocm:
             row["adept_tiled_only_gflops"] = round(
                 next(x["gflops"] for x in nocm["matmul"] if x["dtype"] == m["dtype"] and x["n"] == m["n"]), 1)
@@ -25,11 +29,13 @@ def main():
            "adept_add_over_torch_copy": round(e["add_gbps"] / tel[e["numel"]]["copy_gbps"], 3)}
           for e in adept["elementwise"]]
     out = {"machine": f"{adept['device']}; reference: PyTorch {torch['torch']} on {torch['device']} (CUDA, TF32 off)",
-           "notes": "float32 GEMM: tiled shader (128x128 tiles, 8x8 per thread); float16: VK_NV_cooperative_matrix "
-                    "16x16x16 fragments from double-buffered shared-memory tiles (128x128x32, 8 subgroups; "
-                    "ADEPT_VK_DISABLE_COOPMAT=1 gives the tiled shader). cooperative_matrix_peak_tflops: the ceiling "
-                    "of register-resident fragment multiplies (vulkan_cooperative_matrix_peak). GB/s count bytes "
-                    "read + written.",
+           "notes": "float32 GEMM: tiled shader (128x128 tiles of 8x8 per thread, 64x64 of 4x4 where 128-tiles "
+                    "would make fewer than 128 workgroups); float16: VK_NV_cooperative_matrix 16x16x16 fragments "
+                    "from double-buffered shared-memory tiles (128x256x16 of 1x8 subgroups where they make at least "
+                    "128 workgroups, else 128x128x32 or 64x128x32 of 2x4; ADEPT_VK_DISABLE_COOPMAT=1 gives the tiled "
+                    "shader). adept_gflops and torch_gflops: wall time of back-to-back calls; adept_kernel_gflops: "
+                    "the kernel's GPU time alone. cooperative_matrix_peak_tflops: the ceiling of register-resident "
+                    "fragment multiplies (vulkan_cooperative_matrix_peak). GB/s count bytes read + written.",
            "matmul": rows, "elementwise": ew}
     if "cooperative_matrix_peak_tflops" in adept:
         peak = adept["cooperative_matrix_peak_tflops"]

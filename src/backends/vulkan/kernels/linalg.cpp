@@ -1,5 +1,7 @@
 // Vulkan kernel for batched matmul (shaders/matmul.comp, matmul_coopmat.comp).
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "backends/vulkan/launch.h"
 #include "kernels/linalg.h"
@@ -36,18 +38,35 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
     meta.push_back(static_cast<int32_t>(ld));
   }
   struct Push { uint32_t M, N, K, pad; } push{static_cast<uint32_t>(M), static_cast<uint32_t>(N), static_cast<uint32_t>(K), 0};
-  // 128-row tiles where there are rows for them and their double-buffered shared tiles fit (at most 2 x 2 x
-  // 128 x 40 halves, padded rows), else 64 rows.
-  // ADEPT_VK_COOPMAT_TILE_M=64|128 forces one (tile sweeps: bench/vulkan/h200_gemm.sh).
-  static const int forced = [] {
-    const char* e = std::getenv("ADEPT_VK_COOPMAT_TILE_M");
-    return e ? std::atoi(e) : 0;
+  // The builds of matmul_coopmat.comp (its @build lines) with their shared tiles' bytes (double-buffered,
+  // padded rows, either operand orientation): 128 x 256 tiles where they make at least 128 workgroups, 128 x
+  // 128 where there are rows for them, else 64 x 128; each only where its shared tiles fit the device.
+  struct Tile { const char* shader; uint32_t bm, bn, shared_bytes; };
+  static constexpr Tile kWide{"matmul_coopmat_wide_f16", 128, 256, 36864},
+      kLarge{"matmul_coopmat_m128_f16", 128, 128, 40960}, kSmall{"matmul_coopmat_m64_f16", 64, 128, 30720};
+  const uint32_t shared = ctx.info().max_shared_memory;
+  auto workgroups = [&](const Tile& t) {
+    return uint64_t{(push.N + t.bn - 1) / t.bn} * ((push.M + t.bm - 1) / t.bm) * static_cast<uint64_t>(out.size(0));
+  };
+  Tile tile = kSmall;
+  if (M > 64 && shared >= kWide.shared_bytes && workgroups(kWide) >= 128) tile = kWide;
+  else if (M > 64 && shared >= kLarge.shared_bytes) tile = kLarge;
+  // Tuning sweeps (bench/vulkan/h200_gemm_sweep.sh): ADEPT_VK_COOPMAT_TILE=BMxBN forces the build of that tile,
+  // or, for another tile, runs the 128 x 128 build's module with that grid (a variant put in its place by
+  // ADEPT_VK_SHADER_DIR).
+  static const std::string forced = [] {
+    const char* e = std::getenv("ADEPT_VK_COOPMAT_TILE");
+    return std::string(e ? e : "");
   }();
-  uint32_t bm = M > 64 && ctx.info().max_shared_memory >= 2 * 2 * 128 * 40 * 2 ? 128 : 64;
-  if (forced == 64 || (forced == 128 && ctx.info().max_shared_memory >= 2 * 2 * 128 * 40 * 2)) bm = forced;
-  const uint32_t gx = (push.N + 127) / 128, gy = (push.M + bm - 1) / bm, gz = static_cast<uint32_t>(out.size(0));
-  launch(ctx, "matmul", bm == 128 ? "matmul_coopmat_m128_f16" : "matmul_coopmat_m64_f16", {a_col ? 1 : 0, b_col ? 1 : 0},
-         meta, {&out, &a, &b}, &push, sizeof(push), gx, gy, gz);
+  if (unsigned fm = 0, fn = 0; std::sscanf(forced.c_str(), "%ux%u", &fm, &fn) == 2 && fm && fn) {
+    tile = Tile{kLarge.shader, fm, fn, 0};
+    for (const Tile& t : {kWide, kLarge, kSmall}) {
+      if (t.bm == fm && t.bn == fn && shared >= t.shared_bytes) tile = t;
+    }
+  }
+  const uint32_t gx = (push.N + tile.bn - 1) / tile.bn, gy = (push.M + tile.bm - 1) / tile.bm;
+  launch(ctx, "matmul", tile.shader, {a_col ? 1 : 0, b_col ? 1 : 0}, meta, {&out, &a, &b}, &push, sizeof(push), gx, gy,
+         static_cast<uint32_t>(out.size(0)));
   return true;
 }
 
@@ -88,8 +107,18 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
   struct Push { uint32_t M, N, K, a_k_major; } push{static_cast<uint32_t>(out.size(1)), static_cast<uint32_t>(out.size(2)),
                                                     static_cast<uint32_t>(a.size(2)), a.stride(2) == 1 ? 1u : 0u};
   static_assert(sizeof(Push) == 16);
-  const uint32_t tile = out.dtype() == kFloat64 ? 64 : 128;  // matmul.comp's TM = TN
-  uint32_t gx = (push.N + tile - 1) / tile, gy = (push.M + tile - 1) / tile, gz = static_cast<uint32_t>(out.size(0));
+  // matmul.comp's tiles: 128 x 128 (64 x 64 for float64, whose shared tiles must fit 32 KiB), or 64 x 64
+  // (matmul_t64) where 128-tiles would be fewer than 128 workgroups, too few to fill a large GPU.
+  // ADEPT_VK_MATMUL_TILE=64|128 forces one (tests and A/B runs).
+  static const int forced = [] {
+    const char* e = std::getenv("ADEPT_VK_MATMUL_TILE");
+    return e ? std::atoi(e) : 0;
+  }();
+  const uint32_t gz = static_cast<uint32_t>(out.size(0));
+  auto tiles = [&](uint32_t t) { return uint64_t{(push.N + t - 1) / t} * ((push.M + t - 1) / t) * gz; };
+  uint32_t tile = out.dtype() == kFloat64 || (forced != 128 && (forced == 64 || tiles(128) < 128)) ? 64 : 128;
+  if (tile == 64 && out.dtype() != kFloat64) shader = "matmul_t64_" + dtype_suffix(out.dtype());
+  uint32_t gx = (push.N + tile - 1) / tile, gy = (push.M + tile - 1) / tile;
   ADEPT_CHECK(gz <= 65535 && gy <= 65535, ValueError, "matmul: batch {} or rows {} too large for one Vulkan dispatch",
               gz, push.M);
   launch(context_of(out), "matmul", shader, {}, meta, {&out, &a, &b}, &push, sizeof(push), gx, gy, gz);

@@ -4,8 +4,11 @@
 // subgroup read consecutive shared-memory words (no bank conflicts). K is walked in steps of 16
 // through shared memory. Operands may have any strides (transposed views need no copy);
 // accumulation is in float (bfloat16 is stored 16-bit, computed in float32).
-// float64 uses 64x64 tiles (4x4 micro-tiles) so that its double tiles fit 32 KiB of shared memory.
+// float64 uses 64x64 tiles (4x4 micro-tiles) so that its double tiles fit 32 KiB of shared memory; the
+// other dtypes have them too (matmul_t64), for products whose 128x128 tiles would leave most of a large
+// GPU idle (the host's rule in kernels/linalg.cpp).
 // @build matmul - f32,f16,bf16,f64
+// @build matmul_t64 - f32,f16,bf16 -DMT=4
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
@@ -16,10 +19,12 @@ layout(std430, set = 0, binding = 3) readonly buffer B_ { T_0 b_[]; };
 layout(push_constant) uniform Push { uint M; uint N; uint K; uint a_k_major; } pc;
 // meta: [a_off, a_sb, a_sm, a_sk, b_off, b_sb, b_sk, b_sn, c_off, c_sb, c_sm, c_sn]
 
+#ifndef MT
 #if IS_DOUBLE
 #define MT 4
 #else
 #define MT 8
+#endif
 #endif
 const uint TM = 16u * MT, TN = 16u * MT, TK = 16u;
 shared C_0 As[TK][TM + 1u];  // +1: column writes along k hit distinct banks
