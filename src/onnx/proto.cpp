@@ -3,6 +3,7 @@
 #include "onnx/proto.h"
 
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -89,15 +90,19 @@ std::string external_bytes(const ::onnx::TensorProto& proto, const std::string& 
   std::string location;
   int64_t offset = 0, length = 0;
   bool has_length = false;
+  // offset and length: whole decimal integers ("36abc" is malformed, as Python's int() in onnx finds it).
+  auto integer = [&](const std::string& key, const std::string& value) {
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    ADEPT_CHECK(!value.empty() && ec == std::errc() && end == value.data() + value.size(), IOError,
+                "{}: tensor '{}' has a malformed external-data {} '{}' (expected a decimal integer)", what,
+                proto.name(), key, value);
+    return v;
+  };
   for (const auto& kv : proto.external_data()) {
-    try {
-      if (kv.key() == "location") location = kv.value();
-      else if (kv.key() == "offset") offset = std::stoll(kv.value());
-      else if (kv.key() == "length") length = std::stoll(kv.value()), has_length = true;
-    } catch (const std::exception&) {
-      throw IOError(fmt::format("{}: tensor '{}' has a malformed external-data {} '{}'", what, proto.name(), kv.key(),
-                                kv.value()));
-    }
+    if (kv.key() == "location") location = kv.value();
+    else if (kv.key() == "offset") offset = integer(kv.key(), kv.value());
+    else if (kv.key() == "length") length = integer(kv.key(), kv.value()), has_length = true;
   }
   std::filesystem::path rel(location);
   bool inside = !location.empty() && rel.is_relative();

@@ -196,6 +196,14 @@ TEST(OnnxLoad, ExternalDataMustBeARegularFileWithNonNegativeOffsetAndLength) {
   EXPECT_NE(msg.find("beyond the end"), std::string::npos) << msg;
   msg = with("length", "4611686018427387904");
   EXPECT_NE(msg.find("(4611686018427387904 bytes at offset 8) lies beyond the end"), std::string::npos) << msg;
+  // Not whole decimal integers (std::stoll read "36abc" as 36), or past int64.
+  for (const std::string bad : {"36abc", "", " 8", "0x10", "99999999999999999999"}) {
+    msg = with("length", bad);
+    EXPECT_NE(msg.find("has a malformed external-data length '" + bad + "' (expected a decimal integer)"),
+              std::string::npos) << msg;
+  }
+  msg = with("offset", "8.0");
+  EXPECT_NE(msg.find("malformed external-data offset '8.0'"), std::string::npos) << msg;
   fs::remove_all(dir);
 }
 
