@@ -318,9 +318,7 @@ json bench_train(Yolo11& model, const Tensor& images, Tensor targets, const Args
     const auto named = model.named_parameters();
     reducer = std::make_unique<distributed::Reducer>(named);  // checks that every rank has the same parameters
     for (const auto& np : named) named_params.push_back(np.second);
-    std::vector<Tensor> state = model.parameters();
-    for (const Tensor& b : model.buffers()) state.push_back(b);
-    distributed::broadcast_coalesced(state, 0);
+    distributed::broadcast_module_state(model, 0);
     criterion.distributed = true;
     r["world_size"] = distributed::get_world_size();
     r["ddp"] = a.ddp;

@@ -285,15 +285,19 @@ void broadcast_coalesced(const std::vector<Tensor>& tensors, int src) {
   }
 }
 
+void broadcast_module_state(const nn::Module& module, int src) {
+  std::vector<Tensor> state = module.parameters();
+  for (const Tensor& b : module.buffers()) state.push_back(b);
+  broadcast_coalesced(state, src);
+}
+
 DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> module,
                                                  DistributedDataParallelOptions options)
     : nn::Module("DistributedDataParallel"), module_(std::move(module)), options_(options) {
   ADEPT_CHECK(module_ != nullptr, ValueError, "DistributedDataParallel: the module is null");
   register_module("module", module_);
   reducer_ = std::make_unique<Reducer>(module_->named_parameters(), options.reducer);
-  std::vector<Tensor> state = module_->parameters();
-  for (const Tensor& b : module_->buffers()) state.push_back(b);
-  broadcast_coalesced(state, 0);
+  broadcast_module_state(*module_, 0);
 }
 
 void DistributedDataParallel::sync_buffers() {

@@ -61,6 +61,11 @@ class Reducer {
 /// tensors, flattened together). Collective.
 void broadcast_coalesced(const std::vector<Tensor>& tensors, int src = 0);
 
+/// Copies rank `src`'s parameters and buffers of `module` into every rank's (torch's DDP does this at
+/// construction: _sync_module_states), in one broadcast_coalesced. Collective; every rank's module must have
+/// the same parameters and buffers (shapes, dtypes, order).
+void broadcast_module_state(const nn::Module& module, int src = 0);
+
 struct DistributedDataParallelOptions {
   ReducerOptions reducer;
   /// Broadcast rank 0's buffers (BatchNorm's running statistics) before each forward with grad mode on.

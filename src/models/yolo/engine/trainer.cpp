@@ -349,9 +349,7 @@ void Trainer::setup() {
     // The Reducer (which checks that every rank has the same parameters) averages each backward's gradients;
     // every rank starts from rank 0's weights and statistics.
     reducer_ = std::make_unique<distributed::Reducer>(model_->named_parameters());
-    std::vector<Tensor> state = model_->parameters();
-    for (const Tensor& b : model_->buffers()) state.push_back(b);
-    distributed::broadcast_coalesced(state, 0);
+    distributed::broadcast_module_state(*model_, 0);
   }
   ema_model_ = std::make_shared<Yolo11>(model_->scale, nc);
   ema_model_->to(device_);
