@@ -52,16 +52,33 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (M > 64 && shared >= kWide.shared_bytes && workgroups(kWide) >= 128) tile = kWide;
   else if (M > 64 && shared >= kLarge.shared_bytes) tile = kLarge;
   // Tuning sweeps (bench/vulkan/h200_gemm_sweep.sh): ADEPT_VK_COOPMAT_TILE=BMxBN forces the build of that tile,
-  // or, for another tile, runs the 128 x 128 build's module with that grid (a variant put in its place by
-  // ADEPT_VK_SHADER_DIR).
+  // or, for another tile, runs the 128 x 128 build's module with that grid: a variant put in its place by
+  // ADEPT_VK_SHADER_DIR, without which another tile would compute a wrong product, so it is refused.
   static const std::string forced = [] {
     const char* e = std::getenv("ADEPT_VK_COOPMAT_TILE");
     return std::string(e ? e : "");
   }();
-  if (unsigned fm = 0, fn = 0; std::sscanf(forced.c_str(), "%ux%u", &fm, &fn) == 2 && fm && fn) {
-    tile = Tile{kLarge.shader, fm, fn, 0};
-    for (const Tile& t : {kWide, kLarge, kSmall}) {
-      if (t.bm == fm && t.bn == fn && shared >= t.shared_bytes) tile = t;
+  if (!forced.empty()) {
+    unsigned fm = 0, fn = 0;
+    int used = 0;
+    const bool parsed = std::sscanf(forced.c_str(), "%ux%u%n", &fm, &fn, &used) == 2 &&
+                        used == static_cast<int>(forced.size()) && fm % 16 == 0 && fn % 16 == 0 && fm && fn;
+    ADEPT_CHECK(parsed, ValueError, "matmul: ADEPT_VK_COOPMAT_TILE='{}' is not BMxBN with multiples of 16 (the "
+                "built-in tiles: 128x256, 128x128, 64x128)", forced);
+    const Tile* builtin = nullptr;
+    for (const Tile* t : {&kWide, &kLarge, &kSmall}) {
+      if (t->bm == fm && t->bn == fn) builtin = t;
+    }
+    if (builtin) {
+      ADEPT_CHECK(shared >= builtin->shared_bytes, ValueError, "matmul: ADEPT_VK_COOPMAT_TILE={} needs {} bytes of "
+                  "shared memory; device {} has {}", forced, builtin->shared_bytes, ctx.info().name, shared);
+      tile = *builtin;
+    } else {
+      const char* dir = std::getenv("ADEPT_VK_SHADER_DIR");
+      ADEPT_CHECK(dir && *dir, ValueError, "matmul: ADEPT_VK_COOPMAT_TILE={} is no built-in tile (128x256, 128x128, "
+                  "64x128); another tile needs its variant module in ADEPT_VK_SHADER_DIR "
+                  "(bench/vulkan/gemm_variants.py)", forced);
+      tile = Tile{kLarge.shader, fm, fn, 0};
     }
   }
   const uint32_t gx = (push.N + tile.bn - 1) / tile.bn, gy = (push.M + tile.bm - 1) / tile.bm;
@@ -110,10 +127,13 @@ void bmm_vk(const Tensor& out, const Tensor& a, const Tensor& b) {
   // matmul.comp's tiles: 128 x 128 (64 x 64 for float64, whose shared tiles must fit 32 KiB), or 64 x 64
   // (matmul_t64) where 128-tiles would be fewer than 128 workgroups, too few to fill a large GPU.
   // ADEPT_VK_MATMUL_TILE=64|128 forces one (tests and A/B runs).
-  static const int forced = [] {
+  static const std::string forced_env = [] {
     const char* e = std::getenv("ADEPT_VK_MATMUL_TILE");
-    return e ? std::atoi(e) : 0;
+    return std::string(e ? e : "");
   }();
+  ADEPT_CHECK(forced_env.empty() || forced_env == "64" || forced_env == "128", ValueError,
+              "matmul: ADEPT_VK_MATMUL_TILE='{}' is neither 64 nor 128", forced_env);
+  const int forced = forced_env.empty() ? 0 : std::stoi(forced_env);
   const uint32_t gz = static_cast<uint32_t>(out.size(0));
   auto tiles = [&](uint32_t t) { return uint64_t{(push.N + t - 1) / t} * ((push.M + t - 1) / t) * gz; };
   uint32_t tile = out.dtype() == kFloat64 || (forced != 128 && (forced == 64 || tiles(128) < 128)) ? 64 : 128;
