@@ -51,9 +51,13 @@ double source_coordinate(double x, double scale, int64_t in, int64_t out, double
   if (mode == "align_corners") return length == 1 ? 0.0 : x * span / (length - 1);
   if (mode == "asymmetric") return x / scale;
   if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
-  // tf_crop_and_resize
-  if (length == 1) return (roi_end - roi_start) * span / 2 + roi_start * span;
-  return roi_start * span + x * (roi_end - roi_start) * span / (length - 1);
+  // tf_crop_and_resize, rounded step by step as ONNX's reference computes it (its roi is a float32 array: the
+  // roi's difference and start offset are float32, the rest float64), so that a coordinate that falls on an
+  // integer or a half rounds as theirs under the nearest modes.
+  const float start = static_cast<float>(roi_start), extent = static_cast<float>(roi_end) - start;
+  const double offset = static_cast<double>(start * static_cast<float>(span));
+  if (length == 1) return static_cast<double>(extent * static_cast<float>(span) / 2) + offset;
+  return x * static_cast<double>(extent) * span / (length - 1) + offset;
 }
 
 int64_t nearest_index(double x, const std::string& mode) {
@@ -274,11 +278,12 @@ Out resize_op(const OpContext& c) {
     ADEPT_CHECK(given_scales.size() == n, ValueError, "{}: needs scales or sizes for {} axes (got {} scales)",
                 c.node().op_type(), n, given_scales.size());
     check_scales(c, given_scales);
+    // floor(input * scale), the roi left out also for tf_crop_and_resize, as onnxruntime and ONNX's reference
+    // compute it (the operator text's "* (roi_end - roi_start)" is followed by neither).
     for (size_t k = 0; k < n; ++k) {
       int64_t ax = axes[k];
-      double extent = a.coord == "tf_crop_and_resize" ? roi[ax + rank] - roi[ax] : 1.0;
       scales[ax] = given_scales[k];
-      out[ax] = static_cast<int64_t>(std::floor(static_cast<double>(x.size(ax)) * extent * given_scales[k]));
+      out[ax] = static_cast<int64_t>(std::floor(static_cast<double>(x.size(ax)) * given_scales[k]));
     }
   }
   return {resize(x, out, scales, roi, a)};

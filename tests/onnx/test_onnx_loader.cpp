@@ -594,6 +594,46 @@ TEST(OnnxLoad, ArityAndAttributesOutsideTheOpsSchemaAreValueErrorsAtLoad) {
   }
 }
 
+// tf_crop_and_resize as ONNX's reference and onnxruntime compute it (values from onnx.reference): with scales the
+// output is floor(input * scale), the roi left out (it was multiplied in: 6 x 6 instead of 12 x 9), and a source
+// coordinate on an integer rounds as theirs (float32 roi arithmetic: nearest_mode ceil of row 1.0 is row 1).
+TEST(OnnxOps, ResizeTfCropAndResizeFollowsTheReference) {
+  auto model = [](const std::vector<float>& roi, bool scales, const std::string& mode) {
+    ModelBuilder b(19);
+    b.input("x", {1, 1, scales ? 6 : 4, scales ? 6 : 4});
+    b.output("y");
+    b.floats("roi", roi, {8});
+    if (scales) b.floats("scales", {1.f, 1.f, 2.f, 1.5f}, {4});
+    else b.ints("sizes", {1, 1, 7, 3});
+    auto& n = b.node("Resize", {"x", "roi", scales ? "scales" : "", scales ? "" : "sizes"}, {"y"});
+    while (n.input_size() && n.input(n.input_size() - 1).empty()) n.mutable_input()->RemoveLast();
+    for (auto [k, v] : {std::pair<std::string, std::string>{"coordinate_transformation_mode", "tf_crop_and_resize"},
+                        {"mode", mode}, {"nearest_mode", "ceil"}}) {
+      auto* a = n.add_attribute();
+      a->set_name(k);
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(v);
+    }
+    auto* e = n.add_attribute();
+    e->set_name("extrapolation_value");
+    e->set_type(onnx::AttributeProto::FLOAT);
+    e->set_f(-3.f);
+    return adept::onnx::load_bytes(b.bytes());
+  };
+  Tensor y = model({0, 0, 0.1f, 0.2f, 1, 1, 0.6f, 0.9f}, true, "linear")
+                 ->forward(adept::arange(36, adept::kFloat32).reshape({1, 1, 6, 6}));
+  ASSERT_EQ(y.sizes(), (adept::Shape{1, 1, 12, 9}));
+  Tensor first = adept::tensor(std::vector<float>{4, 4.4375f, 4.875f, 5.3125f, 5.75f, 6.1875f, 6.625f, 7.0625f, 7.5f});
+  EXPECT_TRUE(adept::allclose(y.reshape({12, 9}).select(0, 0), first, 1e-5, 1e-5));
+  Tensor last = adept::tensor(std::vector<float>{19, 19.4375f, 19.875f, 20.3125f, 20.75f, 21.1875f, 21.625f, 22.0625f, 22.5f});
+  EXPECT_TRUE(adept::allclose(y.reshape({12, 9}).select(0, 11), last, 1e-5, 1e-5));
+  y = model({0, 0, 0.1f, 0.2f, 1, 1, 0.8f, 1.1f}, false, "nearest")
+          ->forward(adept::arange(16, adept::kFloat32).reshape({1, 1, 4, 4}));
+  ASSERT_EQ(y.sizes(), (adept::Shape{1, 1, 7, 3}));
+  Tensor want = adept::tensor(std::vector<float>{5, 6, -3, 5, 6, -3, 5, 6, -3, 9, 10, -3, 9, 10, -3, 13, 14, -3, 13, 14, -3});
+  EXPECT_TRUE(adept::equal(y.reshape({21}), want)) << y;
+}
+
 TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {
   ModelBuilder b(13);
   b.input("x", {-1, 2, 3, 3});
