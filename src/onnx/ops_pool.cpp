@@ -25,6 +25,8 @@ using Out = std::vector<Tensor>;
 struct PoolPlan {
   Window w;                           // pad_end set to what the output size needs
   std::vector<int64_t> declared_end;  // the end pads of the attributes (auto_pad resolved)
+  Shape out;                          // (N, C, output spatial sizes)
+  bool empty = false;                 // a window one position longer than the padded input: no output positions
 };
 
 PoolPlan plan_pool(const OpContext& c, const Tensor& x) {
@@ -35,15 +37,24 @@ PoolPlan plan_pool(const OpContext& c, const Tensor& x) {
   p.w = read_window(c, in, c.attr_ints("kernel_shape"));
   p.declared_end = p.w.pad_end;
   bool ceil_mode = c.attr_int("ceil_mode", 0) != 0;
+  p.out = {x.size(0), x.size(1)};
   for (size_t i = 0; i < in.size(); ++i) {
     const Window& w = p.w;
     int64_t room = in[i] + w.pad_begin[i] + w.pad_end[i] - w.span(i);
+    // floor(room / stride) + 1 output positions: none when the window passes the padded input by at most a
+    // stride (an empty output, as ONNX's reference and onnxruntime give), an error beyond that.
+    if (!ceil_mode && room < 0 && room + w.strides[i] >= 0) {
+      p.empty = true;
+      p.out.push_back(0);
+      continue;
+    }
     ADEPT_CHECK(room >= 0, ShapeError,
                 "{}: the window ({}) must fit the padded input, which is {} on spatial axis {}", c.node().op_type(),
                 w.span(i), in[i] + w.pad_begin[i] + w.pad_end[i], i);
     int64_t out = (ceil_mode ? (room + w.strides[i] - 1) / w.strides[i] : room / w.strides[i]) + 1;
     if (ceil_mode && (out - 1) * w.strides[i] >= in[i] + w.pad_begin[i]) --out;
     p.w.pad_end[i] = std::max<int64_t>(0, (out - 1) * w.strides[i] + w.span(i) - in[i] - w.pad_begin[i]);
+    p.out.push_back(out);
   }
   return p;
 }
@@ -122,7 +133,13 @@ Tensor flat_indices(const Tensor& plane_idx, const Window& w2, int64_t in_h, int
 Out max_pool_op(const OpContext& c) {
   const Tensor& x = c.input(0);
   PoolPlan p = plan_pool(c, x);
-  if (c.num_outputs() < 2 || c.node().output(1).empty()) return {separable(x, p.w, max_stage)};
+  const bool with_indices = c.num_outputs() >= 2 && !c.node().output(1).empty();
+  if (p.empty) {
+    Tensor y = empty(p.out, TensorOptions(x.dtype()).set_device(x.device()));
+    if (!with_indices) return {y};
+    return {y, empty(p.out, TensorOptions(kInt64).set_device(x.device()))};
+  }
+  if (!with_indices) return {separable(x, p.w, max_stage)};
   ADEPT_CHECK(x.dim() <= 4, NotImplementedForDevice, "MaxPool: Indices of a 3-d pool are not supported");
   bool one_d = x.dim() == 3;
   Tensor x4 = to_2d(x);
@@ -137,6 +154,7 @@ Out max_pool_op(const OpContext& c) {
 Out average_pool_op(const OpContext& c) {
   const Tensor& x = c.input(0);
   PoolPlan p = plan_pool(c, x);
+  if (p.empty) return {empty(p.out, TensorOptions(x.dtype()).set_device(x.device()))};
   size_t r = p.w.rank();
   Tensor sum = separable(x, p.w, sum_stage);
   // The positions that count, as ones over a (1, 1, *spatial) mask: the input, and with count_include_pad

@@ -634,6 +634,30 @@ TEST(OnnxOps, ResizeTfCropAndResizeFollowsTheReference) {
   EXPECT_TRUE(adept::equal(y.reshape({21}), want)) << y;
 }
 
+// A window one stride or less longer than the padded input leaves no output position: an empty output, as ONNX's
+// reference and onnxruntime give (Adept raised ShapeError); longer still is a ShapeError naming the axis.
+TEST(OnnxOps, PoolWindowPastThePaddedInputGivesAnEmptyOutput) {
+  for (const std::string op : {"MaxPool", "AveragePool"}) {
+    for (int64_t kernel : {5, 7}) {
+      ModelBuilder b(19);
+      b.input("x", {1, 2, 4, 7});
+      b.output("y");
+      auto& n = b.node(op, {"x"}, {"y"});
+      set_ints(n, "kernel_shape", {kernel, 2});
+      set_ints(n, "strides", {2, 2});
+      if (kernel == 5) {
+        Tensor y = adept::onnx::load_bytes(b.bytes())->forward(adept::randn({1, 2, 4, 7}));
+        EXPECT_EQ(y.sizes(), (adept::Shape{1, 2, 0, 3})) << op;
+      } else {
+        std::string msg = message_of<adept::ShapeError>(
+            [&] { adept::onnx::load_bytes(b.bytes())->forward(adept::randn({1, 2, 4, 7})); });
+        EXPECT_NE(msg.find("the window (7) must fit the padded input, which is 4 on spatial axis 0"), std::string::npos)
+            << msg;
+      }
+    }
+  }
+}
+
 TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {
   ModelBuilder b(13);
   b.input("x", {-1, 2, 3, 3});
