@@ -42,10 +42,13 @@ Out constant_of_shape_op(const OpContext& c) {
   return {full(shape, value->reshape({-1}).item(), TensorOptions(value->dtype()))};
 }
 
-// Range: start, start + delta, ... before limit, of start's type.
+// Range: start, start + delta, ... before limit, of start's type: max(ceil((limit - start) / delta), 0)
+// elements, so none when delta points away from limit (torch's arange raises there).
 Out range_op(const OpContext& c) {
   const Tensor& start = c.input(0);
   Scalar s = start.item(), l = c.input(1).item(), d = c.input(2).item();
+  const double span = l.to<double>() - s.to<double>(), step = d.to<double>();
+  if (step != 0 && span / step <= 0) return {empty({0}, TensorOptions(start.dtype()))};
   return {arange(s, l, d, TensorOptions(start.dtype()))};
 }
 

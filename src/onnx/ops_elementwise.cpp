@@ -80,6 +80,14 @@ Out isinf_op(const OpContext& c) {
 
 Out where_op(const OpContext& c) { return {where(c.input(0), c.input(1), c.input(2))}; }
 
+// Sign: NaN stays NaN, as ONNX's reference (numpy's sign) and onnxruntime give (torch.sign, and so Adept's
+// sign, give 0).
+Out sign_op(const OpContext& c) {
+  const Tensor& x = c.input(0);
+  if (!is_floating_point(x.dtype())) return {sign(x)};
+  return {where(isnan(x), x, sign(x))};
+}
+
 // Clip: bounds from attributes before opset 11, from optional scalar inputs after; min > max gives max.
 Out clip_op(const OpContext& c) {
   const Tensor& x = c.input(0);
@@ -128,7 +136,7 @@ void register_elementwise_ops(OpRegistry& r) {
       {"Where", where_op}};
   for (const auto& [name, fn] : binaries) r.add(name, 7, {fn});
   const std::pair<const char*, OpFn> unaries[] = {
-      {"Neg", unary<neg>},         {"Abs", unary<abs>},           {"Sign", unary<sign>},
+      {"Neg", unary<neg>},         {"Abs", unary<abs>},           {"Sign", sign_op},
       {"Floor", unary<floor>},     {"Ceil", unary<ceil>},         {"Round", unary<round_half_even>},
       {"Exp", unary<exp>},         {"Log", unary<log>},           {"Sqrt", unary<sqrt>},
       {"Reciprocal", unary<reciprocal>}, {"Sin", unary<sin>},     {"Cos", unary<cos>},

@@ -658,6 +658,28 @@ TEST(OnnxOps, PoolWindowPastThePaddedInputGivesAnEmptyOutput) {
   }
 }
 
+// Sign keeps NaN (ONNX's reference, onnxruntime; torch.sign gives 0); Range with delta pointing away from limit
+// is empty (max(ceil((limit - start) / delta), 0) elements; torch's arange raises).
+TEST(OnnxOps, SignKeepsNaNAndRangeAwayFromLimitIsEmpty) {
+  ModelBuilder b(13);
+  b.input("x", {4});
+  b.output("y");
+  b.node("Sign", {"x"}, {"y"});
+  Tensor y = adept::onnx::load_bytes(b.bytes())->forward(adept::tensor(std::vector<float>{-2, 0, NAN, 3}));
+  EXPECT_TRUE(adept::allclose(y, adept::tensor(std::vector<float>{-1, 0, NAN, 1}), 1e-5, 1e-8, true)) << y;
+  for (auto [start, limit, delta, n] : {std::array<int64_t, 4>{0, 10, -1, 0}, {5, 5, 1, 0}, {10, 0, 3, 0}, {10, 0, -3, 4}}) {
+    ModelBuilder r(13);
+    r.output("y", onnx::TensorProto::INT64);
+    r.ints("s", {start}).clear_dims();
+    r.ints("l", {limit}).clear_dims();
+    r.ints("d", {delta}).clear_dims();
+    r.node("Range", {"s", "l", "d"}, {"y"});
+    Tensor out = adept::onnx::load_bytes(r.bytes())->forward_all({}).at(0);
+    EXPECT_EQ(out.sizes(), (adept::Shape{n})) << start << " " << limit << " " << delta;
+    EXPECT_EQ(out.dtype(), adept::kInt64);
+  }
+}
+
 TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {
   ModelBuilder b(13);
   b.input("x", {-1, 2, 3, 3});
