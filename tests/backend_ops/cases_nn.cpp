@@ -115,9 +115,6 @@ void linear_conv(std::vector<Case>& out) {
   algo("implicit_gemm", "reference");
   conv("pointwise_groups", {2, 6, 5, 7}, {4, 3, 1, 1}, true, 1, 0, 1, 2);
   algo("pointwise", "im2col");
-  // The weight gradient over pixel slices: 1200 pixels in 4 slices of 304 (the last 288).
-  conv("pointwise_weight_slices", {2, 16, 30, 40}, {32, 16, 1, 1}, false, 1, 0, 1, 1);
-  algo("pointwise", "im2col");
   tconv("implicit_gemm_strided", {2, 4, 4, 3}, {4, 3, 3, 3}, true, 2, 1, 1, 1, 1);
   algo("implicit_gemm", "reference");
   conv("depthwise_stride_multiplier", {2, 3, 9, 8}, {6, 1, 3, 3}, true, 2, 1, 1, 3);  // m = 2, bias

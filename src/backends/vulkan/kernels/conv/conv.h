@@ -19,11 +19,10 @@ void implicit_gemm_forward(const Tensor& y, const Tensor& x, const Tensor& w, co
 void implicit_gemm_backward_input(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g);
 void implicit_gemm_backward_weight(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g);
 
-// 1x1, stride 1, no padding: GEMMs over channels on bmm_kernel (per group); the weight gradient as batched
-// products over pixel slices and a fixed-order sum of them.
+// 1x1, stride 1, no padding: GEMMs over channels on bmm_kernel (per group). Its weight gradient is
+// implicit_gemm's.
 void pointwise_forward(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& bias, const ConvGeometry& g);
 void pointwise_backward_input(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g);
-void pointwise_backward_weight(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g);
 
 // groups == C_in, C_out = m * C_in: one invocation per written element (weight gradient: a fixed-order
 // workgroup reduction per weight element).
@@ -42,8 +41,8 @@ void winograd_backward_input(const Tensor& gx, const Tensor& gy, const Tensor& w
 /// sums in the accumulation dtype (reduce over dim 0), converted to out's dtype.
 void sum_splits(const Tensor& out, const Tensor& partials, const char* op);
 
-/// The algorithm for one call in `dtype` on a device described by `info` (see dispatch.cpp for the rule and
-/// its measurements); ADEPT_CONV_ALGO overrides it where the forced algorithm can compute the call.
-ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir, Dtype dtype);
+/// The algorithm for one call on a device described by `info` (see dispatch.cpp for the rule and its
+/// measurements); ADEPT_CONV_ALGO overrides it where the forced algorithm can compute the call.
+ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir);
 
 }  // namespace adept::vk::conv

@@ -9,17 +9,15 @@
 // pointwise 0.043 / 0.106, 32 -> 32 ch 160x160 0.076 / 0.212 vs 0.081 / 0.178):
 //   depthwise      every depthwise geometry (groups == C_in, C_out % C_in == 0), all three directions, unless
 //                  a per-element loop would pass the driver's loop limit (lavapipe; then implicit_gemm)
-//   pointwise      1x1, stride 1, no padding: forward and input gradient (bmm, on cooperative matrices for
-//                  float16 where the device has them); the weight gradient too in float16 where the device
-//                  has cooperative matrices and the pixels and both channel counts per group are multiples of
-//                  16 (its products then run on them; measured in bench/README.md, "1x1 weight gradients")
+//   pointwise      1x1, stride 1, no padding (forward and input gradient; bmm, on cooperative matrices for
+//                  float16 where the device has them)
 //   winograd_f4    3x3, stride 1, dilation 1 with C_in/groups >= 16 and C_out/groups >= 16
 //                  (forward; input gradient with padding <= 2) when the batched GEMM has at least one full
 //                  column tile of Winograd tiles: N * ceil(H_o / 4) * ceil(W_o / 4) >= 128 (H_o x W_o: the
 //                  direction's output plane, H_out x W_out forward, H x W for the input gradient)
 //   winograd       the same convolutions with fewer tiles (F(4x4)'s GEMMs would run mostly empty)
-//   implicit_gemm  everything else (strided, few channels, other kernels), and the other weight gradients
-//                  but the depthwise ones
+//   implicit_gemm  everything else (strided, few channels, other kernels), and every weight gradient but
+//                  the depthwise one
 // lavapipe (2 shared cores, harness perf mode, float32, C_in = C_out, pad 1, ms per call, best of three
 // runs, one for the last three rows; implicit_gemm / winograd / winograd_f4):
 //   batch 2, 16 ch, 80x80:    540 /  287 /  150      batch 2, 16 ch, 20x20:    34 /   16 /   16
@@ -59,7 +57,7 @@ bool is_winograd(const ConvGeometry& g, ConvDir d) {
 bool can_compute(ConvAlgo a, const ConvGeometry& g, ConvDir d) {
   switch (a) {
     case ConvAlgo::ImplicitGemm: return true;
-    case ConvAlgo::Pointwise: return is_pointwise(g);
+    case ConvAlgo::Pointwise: return is_pointwise(g) && d != ConvDir::Weight;
     case ConvAlgo::Depthwise: return is_depthwise(g);
     case ConvAlgo::Winograd:
     case ConvAlgo::WinogradF4: return is_winograd(g, d);
@@ -69,7 +67,7 @@ bool can_compute(ConvAlgo a, const ConvGeometry& g, ConvDir d) {
 
 const char* requirement(ConvAlgo a) {
   switch (a) {
-    case ConvAlgo::Pointwise: return "pointwise needs a 1x1 kernel, stride 1 and no padding";
+    case ConvAlgo::Pointwise: return "pointwise needs a 1x1 kernel, stride 1 and no padding (forward and input gradient)";
     case ConvAlgo::Depthwise: return "depthwise needs groups == C_in and C_out a multiple of C_in";
     case ConvAlgo::Winograd:
     case ConvAlgo::WinogradF4:
@@ -78,18 +76,14 @@ const char* requirement(ConvAlgo a) {
   }
 }
 
-ConvAlgo rule(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir d, Dtype dtype) {
+ConvAlgo rule(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir d) {
   // Depthwise unless a per-element loop (its window, or the m windows over an input element) would pass the
   // driver's loop limit (lavapipe: a 1-channel conv with many outputs), where implicit_gemm splits the sum.
   const int64_t steps = g.kH * g.kW * (d == ConvDir::Input ? g.C_out / std::max<int64_t>(g.C_in, 1) : 1);
   if (is_depthwise(g) && (!info.loop_iteration_limit || steps <= info.loop_iteration_limit / 2)) {
     return ConvAlgo::Depthwise;
   }
-  if (is_pointwise(g) && d != ConvDir::Weight) return ConvAlgo::Pointwise;
-  if (is_pointwise(g) && dtype == kFloat16 && info.cooperative_matrix && g.H * g.W % 16 == 0 && g.cin_g() % 16 == 0 &&
-      g.cout_g() % 16 == 0) {
-    return ConvAlgo::Pointwise;
-  }
+  if (can_compute(ConvAlgo::Pointwise, g, d)) return ConvAlgo::Pointwise;
   if (is_winograd(g, d) && g.cin_g() >= 16 && g.cout_g() >= 16) {
     const int64_t h = d == ConvDir::Forward ? g.H_out : g.H, w = d == ConvDir::Forward ? g.W_out : g.W;
     return g.N * ((h + 3) / 4) * ((w + 3) / 4) >= 128 ? ConvAlgo::WinogradF4 : ConvAlgo::Winograd;
@@ -112,7 +106,7 @@ void check_dtype(const Tensor& t, const char* op) {
 
 void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeometry& g) {
   check_dtype(y, "conv2d");
-  const ConvAlgo a = choose_algo(context_of(y).info(), g, ConvDir::Forward, y.dtype());
+  const ConvAlgo a = choose_algo(context_of(y).info(), g, ConvDir::Forward);
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_forward(y, x, w, b, g); break;
     case ConvAlgo::Pointwise: pointwise_forward(y, x, w, b, g); break;
@@ -125,7 +119,7 @@ void forward_vk(const Tensor& y, const Tensor& x, const Tensor& w, const Tensor&
 
 void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, const ConvGeometry& g) {
   check_dtype(gx, "conv_transpose2d");
-  const ConvAlgo a = choose_algo(context_of(gx).info(), g, ConvDir::Input, gx.dtype());
+  const ConvAlgo a = choose_algo(context_of(gx).info(), g, ConvDir::Input);
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_input(gx, gy, w, g); break;
     case ConvAlgo::Pointwise: pointwise_backward_input(gx, gy, w, g); break;
@@ -138,10 +132,9 @@ void backward_input_vk(const Tensor& gx, const Tensor& gy, const Tensor& w, cons
 
 void backward_weight_vk(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g) {
   check_dtype(gw, "conv2d");
-  const ConvAlgo a = choose_algo(context_of(gw).info(), g, ConvDir::Weight, gw.dtype());
+  const ConvAlgo a = choose_algo(context_of(gw).info(), g, ConvDir::Weight);
   switch (a) {
     case ConvAlgo::ImplicitGemm: implicit_gemm_backward_weight(gw, x, gy, g); break;
-    case ConvAlgo::Pointwise: pointwise_backward_weight(gw, x, gy, g); break;
     case ConvAlgo::Depthwise: depthwise_backward_weight(gw, x, gy, g); break;
     default: no_kernel(a, "weight-gradient");
   }
@@ -149,11 +142,11 @@ void backward_weight_vk(const Tensor& gw, const Tensor& x, const Tensor& gy, con
 
 }  // namespace
 
-ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir, Dtype dtype) {
+ConvAlgo choose_algo(const VulkanDeviceInfo& info, const ConvGeometry& g, ConvDir dir) {
   const std::optional<ConvAlgo> f = forced_conv_algo();
   if (f && can_compute(*f, g, dir)) return *f;
   if (f) check_forced_conv_algo(f, false, g, dir, "vulkan", requirement(*f));
-  return rule(info, g, dir, dtype);
+  return rule(info, g, dir);
 }
 
 }  // namespace adept::vk::conv

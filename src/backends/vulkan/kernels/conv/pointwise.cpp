@@ -1,8 +1,7 @@
 // 1x1 convolutions (stride 1, no padding) as GEMMs over channels on bmm_kernel, one batched product per
 // group on strided views (no copies): y[n] = W x[n] and gx[n] = W^T gy[n], W broadcast over the batch.
-// Bias and SiLU follow as pointwise passes. The weight gradient, a sum over the images and the pixels, is
-// gw = sum over n and pixel slices s of gy[n, :, s] x[n, :, s]^T: batched products into partial sums, added in
-// a fixed order (sum_splits); the rule takes it where those products run on cooperative matrices.
+// Bias and SiLU follow as pointwise passes. The weight gradient, a sum over the batch and the pixels, is
+// implicit_gemm's (its split-K sums in float32 for half inputs).
 #include <algorithm>
 
 #include "backends/vulkan/kernels/conv/conv.h"
@@ -15,9 +14,6 @@ namespace {
 
 // One dispatch's batch at most (the batched GEMM's grid limit).
 constexpr int64_t kMaxBatch = 65535;
-// Weight gradient: pixel slices enough for about this many output tiles in all (a few waves on a large GPU),
-// each at least kMinPixels long (a multiple of 16: the cooperative-matrix GEMM's K granule).
-constexpr int64_t kTargetTiles = 512, kMinPixels = 256;
 
 // (n, c, HW) view of images [n0, n0 + n) and channels [c0, c0 + c) of an NCHW tensor with `channels`
 // channels of HW pixels.
@@ -60,38 +56,6 @@ void pointwise_backward_input(const Tensor& gx, const Tensor& gy, const Tensor& 
   grouped_gemm(gx, g.C_in, ci, gy, g.C_out, co, g, [&](int64_t gi, int64_t n) {
     return restrided(w, {n, ci, co}, {0, 1, ci}, w.storage_offset() + gi * co * ci);
   });
-}
-
-void pointwise_backward_weight(const Tensor& gw, const Tensor& x, const Tensor& gy, const ConvGeometry& g) {
-  const int64_t ci = g.cin_g(), co = g.cout_g(), HW = g.H * g.W;
-  const Device dev = gw.device();
-  if (g.N == 0 || HW == 0) {
-    fill_kernel().get(dev, "conv2d_backward_weight")(gw, 0);
-    return;
-  }
-  // Pixel slices of L (a multiple of 16; the last may be shorter) so that the products make about
-  // kTargetTiles output tiles of 128 x 128.
-  const int64_t tiles = g.N * ((co + 127) / 128) * ((ci + 127) / 128);
-  const int64_t want = std::clamp<int64_t>(kTargetTiles / tiles, 1, std::max<int64_t>(1, HW / kMinPixels));
-  const int64_t L = ((HW + want - 1) / want + 15) / 16 * 16, slices = (HW + L - 1) / L;
-  for (int64_t gi = 0; gi < g.groups; ++gi) {
-    // partials[s * N + n] = gy[n, group gi, slice s] x[n, group gi, slice s]^T, (co, ci) each.
-    const Tensor partials = kernel_buffer({slices * g.N, co, ci}, gw.dtype(), dev);
-    for (int64_t s = 0; s < slices; ++s) {
-      const int64_t p0 = s * L, len = std::min(L, HW - p0);
-      for (int64_t n0 = 0; n0 < g.N; n0 += kMaxBatch) {
-        const int64_t n = std::min(kMaxBatch, g.N - n0);
-        const Tensor out = restrided(partials, {n, co, ci}, {co * ci, ci, 1}, (s * g.N + n0) * co * ci);
-        const Tensor a = restrided(gy, {n, co, len}, {g.C_out * HW, HW, 1},
-                                   gy.storage_offset() + (n0 * g.C_out + gi * co) * HW + p0);
-        const Tensor b = restrided(x, {n, len, ci}, {g.C_in * HW, 1, HW},
-                                   x.storage_offset() + (n0 * g.C_in + gi * ci) * HW + p0);
-        bmm_kernel().get(dev, "conv2d_backward_weight")(out, a, b);
-      }
-    }
-    const Tensor target = restrided(gw, {co, ci}, {ci, 1}, gw.storage_offset() + gi * co * ci);
-    sum_splits(target, restrided(partials, {slices * g.N, co * ci}, {co * ci, 1}, 0), "conv2d_backward_weight");
-  }
 }
 
 }  // namespace adept::vk::conv
