@@ -9,7 +9,7 @@
 # GEMMs in float16 and float32 (float32 also with ADEPT_VK_MATMUL_TILE=128: the 128-tiles everywhere), the
 # harness on products and convolutions, and cuBLAS (torch_cuda_bench.py). Results in $OUT/sweep.tar.xz:
 # <V>.json, <V>.harness.txt, builtin.json, builtin_f32.json, builtin_f32_t128.json, backend_ops.txt,
-# torch_gemm.json, log.txt.
+# torch_gemm.json, gpu.txt (the GPU and driver), log.txt.
 # Run from the repository root on the lent GPU machine, carrying .gl/ and .device/ (scripts/device_bundle.sh
 # with adept_vulkan_bench and adept_test_backend_ops).
 set -u

@@ -3,6 +3,7 @@
 #include "onnx/proto.h"
 
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -90,13 +91,26 @@ std::string external_bytes(const ::onnx::TensorProto& proto, const std::string& 
   std::string location;
   int64_t offset = 0, length = 0;
   bool has_length = false;
-  // offset and length: whole decimal integers ("36abc" is malformed, as Python's int() in onnx finds it).
+  // offset and length: decimal integers as Python's int() in onnx reads them (surrounding whitespace, a sign,
+  // single underscores between digits); anything else ("36abc", "8.0", "0x8") is malformed.
   auto integer = [&](const std::string& key, const std::string& value) {
+    const size_t first = value.find_first_not_of(" \t\n\r\f\v"), last = value.find_last_not_of(" \t\n\r\f\v");
+    std::string text = first == std::string::npos ? "" : value.substr(first, last - first + 1);
+    bool ok = !text.empty();
+    std::string digits;
+    size_t i = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+    if (i == 1 && text[0] == '-') digits = "-";
+    for (; ok && i < text.size(); ++i) {
+      const char ch = text[i];
+      if (ch >= '0' && ch <= '9') digits += ch;
+      else ok = ch == '_' && i > 0 && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    }
     int64_t v = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    ADEPT_CHECK(!value.empty() && ec == std::errc() && end == value.data() + value.size(), IOError,
-                "{}: tensor '{}' has a malformed external-data {} '{}' (expected a decimal integer)", what,
-                proto.name(), key, value);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    ok = ok && !digits.empty() && digits != "-" && ec == std::errc() && end == digits.data() + digits.size();
+    ADEPT_CHECK(ok, IOError, "{}: tensor '{}' has a malformed external-data {} '{}' (expected a decimal integer)",
+                what, proto.name(), key, value);
     return v;
   };
   for (const auto& kv : proto.external_data()) {

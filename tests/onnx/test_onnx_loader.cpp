@@ -196,14 +196,22 @@ TEST(OnnxLoad, ExternalDataMustBeARegularFileWithNonNegativeOffsetAndLength) {
   EXPECT_NE(msg.find("beyond the end"), std::string::npos) << msg;
   msg = with("length", "4611686018427387904");
   EXPECT_NE(msg.find("(4611686018427387904 bytes at offset 8) lies beyond the end"), std::string::npos) << msg;
-  // Not whole decimal integers (std::stoll read "36abc" as 36), or past int64.
-  for (const std::string bad : {"36abc", "", " 8", "0x10", "99999999999999999999"}) {
+  // Not decimal integers as Python's int() reads them (std::stoll read "36abc" as 36), or past int64.
+  for (const std::string bad : {"36abc", "", " ", "+", "0x10", "1__0", "_10", "10_", "1e3", "99999999999999999999"}) {
     msg = with("length", bad);
     EXPECT_NE(msg.find("has a malformed external-data length '" + bad + "' (expected a decimal integer)"),
               std::string::npos) << msg;
   }
   msg = with("offset", "8.0");
   EXPECT_NE(msg.find("malformed external-data offset '8.0'"), std::string::npos) << msg;
+  // What int() accepts loads: surrounding whitespace, a sign, underscores between digits.
+  for (const std::string good : {"+8", " 8", "8\n", "\t8 ", "0_8", "08"}) {
+    ModelBuilder b = external_model("weights.bin");
+    for (auto& e : *b.g().mutable_initializer(0)->mutable_external_data())
+      if (e.key() == "offset") e.set_value(good);
+    std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << b.bytes();
+    EXPECT_NO_THROW(adept::onnx::load((dir / "model.onnx").string())) << good;
+  }
   fs::remove_all(dir);
 }
 

@@ -1,6 +1,6 @@
 // Vulkan kernel for batched matmul (shaders/matmul.comp, matmul_coopmat.comp).
-#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "backends/vulkan/launch.h"
@@ -60,9 +60,15 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
   }();
   if (!forced.empty()) {
     unsigned fm = 0, fn = 0;
-    int used = 0;
-    const bool parsed = std::sscanf(forced.c_str(), "%ux%u%n", &fm, &fn, &used) == 2 &&
-                        used == static_cast<int>(forced.size()) && fm % 16 == 0 && fn % 16 == 0 && fm && fn;
+    const size_t x = forced.find('x');
+    const bool digits = x != std::string::npos && x > 0 && x + 1 < forced.size() && x <= 4 &&
+                        forced.size() - x - 1 <= 4 &&
+                        forced.find_first_not_of("0123456789x") == std::string::npos && forced.rfind('x') == x;
+    if (digits) {
+      fm = static_cast<unsigned>(std::stoul(forced.substr(0, x)));
+      fn = static_cast<unsigned>(std::stoul(forced.substr(x + 1)));
+    }
+    const bool parsed = digits && fm % 16 == 0 && fn % 16 == 0 && fm && fn;
     ADEPT_CHECK(parsed, ValueError, "matmul: ADEPT_VK_COOPMAT_TILE='{}' is not BMxBN with multiples of 16 (the "
                 "built-in tiles: 128x256, 128x128, 64x128)", forced);
     const Tile* builtin = nullptr;
@@ -75,9 +81,11 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
       tile = *builtin;
     } else {
       const char* dir = std::getenv("ADEPT_VK_SHADER_DIR");
-      ADEPT_CHECK(dir && *dir, ValueError, "matmul: ADEPT_VK_COOPMAT_TILE={} is no built-in tile (128x256, 128x128, "
-                  "64x128); another tile needs its variant module in ADEPT_VK_SHADER_DIR "
-                  "(bench/vulkan/gemm_variants.py)", forced);
+      const std::string module = std::string(dir ? dir : "") + "/" + kLarge.shader + ".spv";
+      ADEPT_CHECK(dir && *dir && std::filesystem::is_regular_file(module), ValueError,
+                  "matmul: ADEPT_VK_COOPMAT_TILE={} is no built-in tile (128x256, 128x128, 64x128); another tile "
+                  "needs its variant module as ADEPT_VK_SHADER_DIR/{}.spv (bench/vulkan/gemm_variants.py)", forced,
+                  kLarge.shader);
       tile = Tile{kLarge.shader, fm, fn, 0};
     }
   }
