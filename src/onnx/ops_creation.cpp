@@ -47,8 +47,13 @@ Out constant_of_shape_op(const OpContext& c) {
 Out range_op(const OpContext& c) {
   const Tensor& start = c.input(0);
   Scalar s = start.item(), l = c.input(1).item(), d = c.input(2).item();
-  const double span = l.to<double>() - s.to<double>(), step = d.to<double>();
-  if (step != 0 && span / step <= 0) return {empty({0}, TensorOptions(start.dtype()))};
+  // Compared, not subtracted (limit - start may overflow int64).
+  const bool away = is_floating_point(start.dtype())
+                        ? (d.to<double>() > 0 && l.to<double>() <= s.to<double>()) ||
+                              (d.to<double>() < 0 && l.to<double>() >= s.to<double>())
+                        : (d.to<int64_t>() > 0 && l.to<int64_t>() <= s.to<int64_t>()) ||
+                              (d.to<int64_t>() < 0 && l.to<int64_t>() >= s.to<int64_t>());
+  if (away) return {empty({0}, TensorOptions(start.dtype()))};
   return {arange(s, l, d, TensorOptions(start.dtype()))};
 }
 

@@ -41,17 +41,21 @@ PoolPlan plan_pool(const OpContext& c, const Tensor& x) {
   for (size_t i = 0; i < in.size(); ++i) {
     const Window& w = p.w;
     int64_t room = in[i] + w.pad_begin[i] + w.pad_end[i] - w.span(i);
-    // floor(room / stride) + 1 output positions: none when the window passes the padded input by at most a
-    // stride (an empty output, as ONNX's reference and onnxruntime give), an error beyond that.
-    if (!ceil_mode && room < 0 && room + w.strides[i] >= 0) {
+    // floor (ceil_mode: ceil) of room / stride, plus 1 output positions, with room negative too: none is an empty
+    // output (as ONNX's reference and onnxruntime give), fewer an error; ceil_mode's last window may then pass
+    // the padded input, as it may anyway (the end padding below covers it).
+    const int64_t s = w.strides[i];
+    const int64_t q = room >= 0 ? (ceil_mode ? (room + s - 1) / s : room / s)
+                                : (ceil_mode ? -((-room) / s) : -((-room + s - 1) / s));
+    int64_t out = q + 1;
+    ADEPT_CHECK(out >= 0, ShapeError,
+                "{}: the window ({}) must fit the padded input, which is {} on spatial axis {}", c.node().op_type(),
+                w.span(i), in[i] + w.pad_begin[i] + w.pad_end[i], i);
+    if (out == 0) {
       p.empty = true;
       p.out.push_back(0);
       continue;
     }
-    ADEPT_CHECK(room >= 0, ShapeError,
-                "{}: the window ({}) must fit the padded input, which is {} on spatial axis {}", c.node().op_type(),
-                w.span(i), in[i] + w.pad_begin[i] + w.pad_end[i], i);
-    int64_t out = (ceil_mode ? (room + w.strides[i] - 1) / w.strides[i] : room / w.strides[i]) + 1;
     if (ceil_mode && (out - 1) * w.strides[i] >= in[i] + w.pad_begin[i]) --out;
     p.w.pad_end[i] = std::max<int64_t>(0, (out - 1) * w.strides[i] + w.span(i) - in[i] - w.pad_begin[i]);
     p.out.push_back(out);

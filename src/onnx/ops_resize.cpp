@@ -164,7 +164,9 @@ Tensor apply_axis(const Tensor& x, int64_t axis, const AxisPlan& p, double extra
   bool any_outside = std::find(p.outside.begin(), p.outside.end(), true) != p.outside.end();
   if (any_outside) {
     std::vector<bool> mask(p.outside.begin(), p.outside.end());
-    y = where(tensor(mask, TensorOptions(kBool).set_device(x.device())).reshape(along), Scalar(extrapolation), y);
+    // extrapolation_value in y's dtype (an integer tensor stays integer, the value truncated as a cast does).
+    const Tensor value = full({}, extrapolation, TensorOptions(kFloat64).set_device(x.device())).to(y.dtype());
+    y = where(tensor(mask, TensorOptions(kBool).set_device(x.device())).reshape(along), value, y);
   }
   return y;
 }

@@ -109,7 +109,9 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   ADEPT_CHECK(std::isfinite(s) && std::isfinite(e), ValueError, "arange: unsupported range: {} -> {}", s, e);
   ADEPT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
               "arange: upper bound and larger bound inconsistent with step sign (start={}, end={}, step={})", s, e, st);
-  int64_t n = all_int ? (end.to_int64() - start.to_int64() + step.to_int64() - (st > 0 ? 1 : -1)) / step.to_int64()
+  // Integer counts in 128 bits: end - start may pass int64 (torch.arange(-2**62, 2**62, 2**61) has 4 elements).
+  const __int128 span = static_cast<__int128>(end.to_int64()) - start.to_int64();
+  int64_t n = all_int ? static_cast<int64_t>((span + step.to_int64() - (st > 0 ? 1 : -1)) / step.to_int64())
                       : static_cast<int64_t>(std::ceil((e - s) / st));
   ADEPT_CHECK(all_int || (e - s) / st < 9.2e18, ValueError,
               "arange: invalid size, possible overflow (start={}, end={}, step={})", s, e, st);

@@ -640,6 +640,28 @@ TEST(OnnxOps, ResizeTfCropAndResizeFollowsTheReference) {
   ASSERT_EQ(y.sizes(), (adept::Shape{1, 1, 7, 3}));
   Tensor want = adept::tensor(std::vector<float>{5, 6, -3, 5, 6, -3, 5, 6, -3, 9, 10, -3, 9, 10, -3, 13, 14, -3, 13, 14, -3});
   EXPECT_TRUE(adept::equal(y.reshape({21}), want)) << y;
+  // An integer input stays integer; extrapolation_value is cast to it (0.5 -> 0), as the reference gives.
+  ModelBuilder b(13);
+  b.input("x", {3, 4}, onnx::TensorProto::INT32);
+  b.output("y", onnx::TensorProto::INT32);
+  b.floats("roi", {-0.3f, 0.1f, 0.8f, 1.2f}, {4});
+  b.floats("scales", {1.f, 1.5f}, {2});
+  auto& n = b.node("Resize", {"x", "roi", "scales"}, {"y"});
+  for (auto [k, v] : {std::pair<std::string, std::string>{"coordinate_transformation_mode", "tf_crop_and_resize"},
+                      {"mode", "nearest"}}) {
+    auto* a = n.add_attribute();
+    a->set_name(k);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
+  auto* e = n.add_attribute();
+  e->set_name("extrapolation_value");
+  e->set_type(onnx::AttributeProto::FLOAT);
+  e->set_f(0.5f);
+  y = adept::onnx::load_bytes(b.bytes())->forward(adept::mul(adept::arange(1, 13, 1, adept::kInt32), 10).reshape({3, 4}));
+  ASSERT_EQ(y.dtype(), adept::kInt32);
+  want = adept::tensor(std::vector<int64_t>{0, 0, 0, 0, 0, 0, 10, 20, 30, 30, 40, 0, 90, 100, 110, 110, 120, 0}).to(adept::kInt32);
+  EXPECT_TRUE(adept::equal(y.reshape({18}), want)) << y;
 }
 
 // A window one stride or less longer than the padded input leaves no output position: an empty output, as ONNX's
@@ -662,6 +684,30 @@ TEST(OnnxOps, PoolWindowPastThePaddedInputGivesAnEmptyOutput) {
         EXPECT_NE(msg.find("the window (7) must fit the padded input, which is 4 on spatial axis 0"), std::string::npos)
             << msg;
       }
+    }
+    // ceil_mode: ceil((2 - 3) / 2) + 1 = 1 window over [1, 2] and one position past it (reference and
+    // onnxruntime: max 2, average 1.5); ceil((4 - 7) / 3) + 1 = 0 positions.
+    ModelBuilder b(18);
+    b.input("x", {1, 1, 2});
+    b.output("y");
+    auto& n = b.node(op, {"x"}, {"y"});
+    set_ints(n, "kernel_shape", {3});
+    set_ints(n, "strides", {2});
+    set_int(n, "ceil_mode", 1);
+    Tensor y = adept::onnx::load_bytes(b.bytes())->forward(adept::tensor(std::vector<float>{1, 2}).reshape({1, 1, 2}));
+    ASSERT_EQ(y.sizes(), (adept::Shape{1, 1, 1})) << op;
+    EXPECT_FLOAT_EQ(y.item<float>(), op == "MaxPool" ? 2.f : 1.5f);
+    ModelBuilder d(18);
+    d.input("x", {1, 1, 4});
+    d.output("y");
+    auto& m = d.node(op, {"x"}, {"y"});
+    set_ints(m, "kernel_shape", {4});
+    set_ints(m, "strides", {3});
+    set_ints(m, "dilations", {2});
+    set_int(m, "ceil_mode", 1);
+    if (op == "MaxPool") {
+      y = adept::onnx::load_bytes(d.bytes())->forward(adept::randn({1, 1, 4}));
+      EXPECT_EQ(y.sizes(), (adept::Shape{1, 1, 0}));
     }
   }
 }
@@ -686,6 +732,9 @@ TEST(OnnxOps, SignKeepsNaNAndRangeAwayFromLimitIsEmpty) {
     EXPECT_EQ(out.sizes(), (adept::Shape{n})) << start << " " << limit << " " << delta;
     EXPECT_EQ(out.dtype(), adept::kInt64);
   }
+  // limit - start past int64: counted in 128 bits (it came out empty).
+  const int64_t q = int64_t{1} << 61;
+  EXPECT_TRUE(adept::equal(adept::arange(-2 * q, 2 * q, q), adept::tensor(std::vector<int64_t>{-2 * q, -q, 0, q})));
 }
 
 TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {
