@@ -26,7 +26,7 @@ struct PoolPlan {
   Window w;                           // pad_end set to what the output size needs
   std::vector<int64_t> declared_end;  // the end pads of the attributes (auto_pad resolved)
   Shape out;                          // (N, C, output spatial sizes)
-  bool empty = false;                 // a window one position longer than the padded input: no output positions
+  bool empty = false;                 // no output positions on some axis (the window passes the padded input)
 };
 
 PoolPlan plan_pool(const OpContext& c, const Tensor& x) {

@@ -1,6 +1,7 @@
 // Creation ops: empty/zeros/ones/full/arange/linspace/eye and host-buffer construction.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ops/helpers.h"
 
@@ -109,10 +110,13 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   ADEPT_CHECK(std::isfinite(s) && std::isfinite(e), ValueError, "arange: unsupported range: {} -> {}", s, e);
   ADEPT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
               "arange: upper bound and larger bound inconsistent with step sign (start={}, end={}, step={})", s, e, st);
-  // Integer counts in 128 bits: end - start may pass int64 (torch.arange(-2**62, 2**62, 2**61) has 4 elements).
+  // Integer counts in 128 bits: end - start may pass int64 (-2**62 .. 2**62 by 2**61 has 4 elements).
   const __int128 span = static_cast<__int128>(end.to_int64()) - start.to_int64();
-  int64_t n = all_int ? static_cast<int64_t>((span + step.to_int64() - (st > 0 ? 1 : -1)) / step.to_int64())
-                      : static_cast<int64_t>(std::ceil((e - s) / st));
+  const __int128 count = all_int ? (span + step.to_int64() - (st > 0 ? 1 : -1)) / step.to_int64() : 0;
+  ADEPT_CHECK(count <= std::numeric_limits<int64_t>::max(), ValueError,
+              "arange: invalid size, possible overflow (start={}, end={}, step={})", start.to_int64(), end.to_int64(),
+              step.to_int64());
+  int64_t n = all_int ? static_cast<int64_t>(count) : static_cast<int64_t>(std::ceil((e - s) / st));
   ADEPT_CHECK(all_int || (e - s) / st < 9.2e18, ValueError,
               "arange: invalid size, possible overflow (start={}, end={}, step={})", s, e, st);
   n = std::max<int64_t>(n, 0);

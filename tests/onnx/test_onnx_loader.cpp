@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <sys/stat.h>
 
@@ -735,6 +736,9 @@ TEST(OnnxOps, SignKeepsNaNAndRangeAwayFromLimitIsEmpty) {
   // limit - start past int64: counted in 128 bits (it came out empty).
   const int64_t q = int64_t{1} << 61;
   EXPECT_TRUE(adept::equal(adept::arange(-2 * q, 2 * q, q), adept::tensor(std::vector<int64_t>{-2 * q, -q, 0, q})));
+  // A count past int64 is a ValueError (it wrapped to an empty tensor).
+  EXPECT_THROW(adept::arange(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 1),
+               adept::ValueError);
 }
 
 TEST(OnnxOps, ResizeKeepsAnEmptyBatchEmpty) {
