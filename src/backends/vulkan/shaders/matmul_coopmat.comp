@@ -15,7 +15,7 @@
 // meta: [a_off, a_sb, a_ld, b_off, b_sb, b_ld, c_off, c_sb, c_ld] (elements)
 // The tile shape is compile-time, so that every loop over fragments has a literal trip count (the driver
 // keeps the fragment arrays in registers). The host's table of these builds (kernels/linalg.cpp) must
-// match the -D values below; bench/vulkan/gemm_variants.sh compiles others for tuning sweeps.
+// match the -D values below; bench/vulkan/gemm_variants.py compiles others for tuning sweeps.
 // Three builds: 128 x 256 tiles of 1 x 8 subgroups (the fastest on the H200 at n >= 2048 in the sweeps of
 // bench/README.md), 128 x 128 of 2 x 4, 64 x 128 of 2 x 4.
 // @build matmul_coopmat_wide - f16 -DBM=128u -DBN=256u -DBK=16u -DWM=1u -DWN=8u -DGROUP_M=8u
