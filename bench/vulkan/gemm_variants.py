@@ -4,13 +4,13 @@ for a tuning sweep on the H200 (bench/vulkan/h200_gemm_sweep.sh).
 
 Each variant is a folder OUT/n_b{BM}x{BN}x{BK}_w{WM}x{WN}_s{STAGES}_g{GROUP_M} holding the module that
 ADEPT_VK_SHADER_DIR puts in place of a built-in build (the build of the same tile, matmul_coopmat_wide_f16.spv
-for 128 x 256 or matmul_coopmat_m64_f16.spv for 64 x 128, else matmul_coopmat_m128_f16.spv) and `tile` ("BMxBN",
-which the sweep passes as ADEPT_VK_COOPMAT_TILE so that the host picks that module and its grid matches). Variants whose
-shared tiles (any operand orientation, padded rows) pass the device's 48 KiB are refused here, before a lease.
+for 128 x 256 or matmul_coopmat_m64_f16.spv for 64 x 128, else matmul_coopmat_m128_f16.spv) and `tile`
+("BMxBN", which the sweep passes as ADEPT_VK_COOPMAT_TILE so that the host picks that module and its grid
+matches). Variants whose shared tiles (any operand orientation, padded rows) pass the device's 48 KiB are
+refused here, before a lease.
 
 Usage: bench/vulkan/gemm_variants.py OUT [BMxBNxBK:WMxWN:STAGES:GROUP_M ...]  (default: the built-in set below)
 """
-import os
 import pathlib
 import shutil
 import subprocess
