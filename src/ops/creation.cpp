@@ -110,20 +110,29 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   ADEPT_CHECK(std::isfinite(s) && std::isfinite(e), ValueError, "arange: unsupported range: {} -> {}", s, e);
   ADEPT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError,
               "arange: upper bound and larger bound inconsistent with step sign (start={}, end={}, step={})", s, e, st);
-  // Integer counts in 128 bits: end - start may pass int64 (-2**62 .. 2**62 by 2**61 has 4 elements).
-  const __int128 span = static_cast<__int128>(end.to_int64()) - start.to_int64();
-  const __int128 count = all_int ? (span + step.to_int64() - (st > 0 ? 1 : -1)) / step.to_int64() : 0;
-  ADEPT_CHECK(count <= std::numeric_limits<int64_t>::max(), ValueError,
-              "arange: invalid size, possible overflow (start={}, end={}, step={})", start.to_int64(), end.to_int64(),
-              step.to_int64());
-  int64_t n = all_int ? static_cast<int64_t>(count) : static_cast<int64_t>(std::ceil((e - s) / st));
-  ADEPT_CHECK(all_int || (e - s) / st < 9.2e18, ValueError,
-              "arange: invalid size, possible overflow (start={}, end={}, step={})", s, e, st);
+  int64_t n = 0;
+  if (all_int) {
+    // In 128 bits: end - start may pass int64 (-2**62 .. 2**62 by 2**61 has 4 elements).
+    const __int128 count =
+        (static_cast<__int128>(end.to_int64()) - start.to_int64() + step.to_int64() - (st > 0 ? 1 : -1)) /
+        step.to_int64();
+    ADEPT_CHECK(count <= std::numeric_limits<int64_t>::max(), ValueError,
+                "arange: invalid size, possible overflow (start={}, end={}, step={})", start.to_int64(),
+                end.to_int64(), step.to_int64());
+    n = static_cast<int64_t>(count);
+  } else {
+    ADEPT_CHECK((e - s) / st < 9.2e18, ValueError, "arange: invalid size, possible overflow (start={}, end={}, step={})",
+                s, e, st);
+    n = static_cast<int64_t>(std::ceil((e - s) / st));
+  }
   n = std::max<int64_t>(n, 0);
   Tensor t64 = empty({n}, TensorOptions(all_int ? kInt64 : kFloat64));
   if (all_int) {
+    // Stepped, not start + i * step: every value lies in [start, end), a product may not (signed overflow).
     int64_t* p = t64.data_ptr<int64_t>();
-    for (int64_t i = 0; i < n; ++i) p[i] = start.to_int64() + i * step.to_int64();
+    const int64_t step64 = step.to_int64();
+    int64_t v = start.to_int64();
+    for (int64_t i = 0; i < n; ++i, v += i < n ? step64 : 0) p[i] = v;
   } else {
     double* p = t64.data_ptr<double>();
     for (int64_t i = 0; i < n; ++i) p[i] = s + static_cast<double>(i) * st;

@@ -1,7 +1,9 @@
 // Vulkan kernel for batched matmul (shaders/matmul.comp, matmul_coopmat.comp).
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "backends/vulkan/launch.h"
 #include "kernels/linalg.h"
@@ -59,16 +61,16 @@ bool try_coopmat(const Tensor& out, const Tensor& a, const Tensor& b) {
     return std::string(e ? e : "");
   }();
   if (!forced.empty()) {
+    // Digits only on both sides of the x (from_chars takes no sign or space).
+    auto number = [](std::string_view v, unsigned& out) {
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+      return !v.empty() && ec == std::errc() && end == v.data() + v.size();
+    };
     unsigned fm = 0, fn = 0;
-    const size_t x = forced.find('x');
-    const bool digits = x != std::string::npos && x > 0 && x + 1 < forced.size() && x <= 4 &&
-                        forced.size() - x - 1 <= 4 &&
-                        forced.find_first_not_of("0123456789x") == std::string::npos && forced.rfind('x') == x;
-    if (digits) {
-      fm = static_cast<unsigned>(std::stoul(forced.substr(0, x)));
-      fn = static_cast<unsigned>(std::stoul(forced.substr(x + 1)));
-    }
-    const bool parsed = digits && fm % 16 == 0 && fn % 16 == 0 && fm && fn;
+    const std::string_view text = forced;
+    const size_t x = text.find('x');
+    const bool parsed = x != std::string_view::npos && number(text.substr(0, x), fm) &&
+                        number(text.substr(x + 1), fn) && fm && fn && fm % 16 == 0 && fn % 16 == 0;
     ADEPT_CHECK(parsed, ValueError, "matmul: ADEPT_VK_COOPMAT_TILE='{}' is not BMxBN with multiples of 16 (the "
                 "built-in tiles: 128x256, 128x128, 64x128)", forced);
     const Tile* builtin = nullptr;
